@@ -1,0 +1,90 @@
+//! `--head-lines N --offset K`, and `--max-matches N` where every line is
+//! a match: a window of lines, written as they arrive.
+
+use std::io;
+
+use super::{Cap, LineShaper, LineSplitter, Outcome};
+use crate::count::Totals;
+use crate::notice::{self, Facts, Kind};
+use crate::output::Output;
+
+/// Writes lines `offset + 1 ..= offset + limit` as they arrive.
+#[derive(Debug)]
+pub struct HeadLines {
+    limit: u64,
+    offset: u64,
+    /// Whether this is `--max-matches`, which words its notices so.
+    matches: bool,
+    splitter: LineSplitter,
+    shaper: LineShaper,
+}
+
+impl HeadLines {
+    /// `--head-lines limit --offset offset`.
+    pub fn new(limit: u64, offset: u64, shaper: LineShaper) -> Self {
+        HeadLines { limit, offset, matches: false, splitter: LineSplitter::default(), shaper }
+    }
+
+    /// `--max-matches limit`, every line a match.
+    pub fn matches(limit: u64, shaper: LineShaper) -> Self {
+        HeadLines { matches: true, ..HeadLines::new(limit, 0, shaper) }
+    }
+
+    fn last(&self) -> u64 {
+        self.offset.saturating_add(self.limit)
+    }
+}
+
+impl Cap for HeadLines {
+    fn feed(&mut self, piece: &[u8], out: &mut Output) -> io::Result<()> {
+        let last = self.last();
+        if self.splitter.line() > last {
+            return Ok(());
+        }
+        let rest = self.splitter.skip_to(piece, self.offset.saturating_add(1));
+        let shaper = &mut self.shaper;
+        let mut written = Ok(());
+        self.splitter.split(rest, |line, piece| {
+            if line > last {
+                return false;
+            }
+            written = shaper.piece(line, piece, out);
+            written.is_ok()
+        });
+        written
+    }
+
+    fn finish(&mut self, totals: &Totals, out: &mut Output) -> io::Result<Outcome> {
+        self.shaper.finish(out)?;
+        let total = totals.lines();
+        if total == 0 {
+            let nothing = if self.matches { notice::NO_MATCHES } else { notice::NO_OUTPUT };
+            return Ok(Outcome::Nothing(nothing));
+        }
+        if self.offset >= total {
+            let facts = Facts { total, unit: "lines", next_offset: self.offset, ..Facts::default() };
+            return Ok(Outcome::Cut(Kind::PastEnd, facts));
+        }
+        let shown = self.limit.min(total - self.offset);
+        let last = self.offset + shown;
+        if last == total {
+            return Ok(Outcome::Whole);
+        }
+        let facts = Facts {
+            shown,
+            limit: self.limit,
+            total,
+            omitted: total - shown,
+            unit: if self.matches { "matches" } else { "lines" },
+            first: self.offset + 1,
+            last,
+            next_offset: last,
+            saved: None,
+        };
+        Ok(Outcome::Cut(if self.matches { Kind::Matches } else { Kind::HeadLines }, facts))
+    }
+
+    fn matches(&self, totals: &Totals) -> Option<u64> {
+        self.matches.then(|| totals.lines())
+    }
+}

@@ -1,0 +1,66 @@
+//! `--tail-chars N`: the last N characters (or bytes).
+
+use std::io;
+
+use super::{Cap, Outcome};
+use crate::count::{Totals, Unit};
+use crate::notice::{self, Facts, Kind};
+use crate::output::Output;
+use crate::ring::Ring;
+
+/// Keeps the last `limit` units in a ring of the bytes they can take at
+/// most. Where the characters start is decided once, at the end, so the
+/// stream is never decoded twice.
+#[derive(Debug)]
+pub struct TailUnits {
+    limit: u64,
+    unit: Unit,
+    ring: Ring,
+}
+
+impl TailUnits {
+    /// Keeps the last `limit` units.
+    pub fn new(limit: u64, unit: Unit) -> Self {
+        // Four more bytes than `limit` characters can take let the
+        // backward step look at a whole character before the first kept.
+        let bytes = match unit {
+            Unit::Chars => unit.max_bytes(limit).saturating_add(4),
+            Unit::Bytes => limit,
+        };
+        TailUnits { limit, unit, ring: Ring::new(usize::try_from(bytes).unwrap_or(usize::MAX)) }
+    }
+}
+
+impl Cap for TailUnits {
+    fn feed(&mut self, piece: &[u8], _out: &mut Output) -> io::Result<()> {
+        self.ring.push(piece);
+        Ok(())
+    }
+
+    fn finish(&mut self, totals: &Totals, out: &mut Output) -> io::Result<Outcome> {
+        let total = totals.of(self.unit);
+        if total == 0 {
+            return Ok(Outcome::Nothing(notice::NO_OUTPUT));
+        }
+        let held = self.ring.make_contiguous();
+        let (start, shown) = self.unit.last_start(held, self.limit);
+        out.data(&held[start..])?;
+        if total <= self.limit {
+            return Ok(Outcome::Whole);
+        }
+        Ok(Outcome::Cut(
+            Kind::TailUnits,
+            Facts {
+                shown,
+                limit: self.limit,
+                total,
+                omitted: total - shown,
+                unit: self.unit.name(),
+                first: total - shown + 1,
+                last: total,
+                next_offset: total,
+                saved: None,
+            },
+        ))
+    }
+}

@@ -1,0 +1,145 @@
+//! Totals of the stream: bytes, lines and characters, counted over whole
+//! chunks in one fused pass that the compiler vectorises.
+
+use crate::utf8;
+
+/// What is counted: characters (the default) or bytes (`--bytes`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// Unicode scalar values, invalid bytes counted as U+FFFD.
+    Chars,
+    /// Bytes.
+    Bytes,
+}
+
+impl Unit {
+    /// The word notices use for this unit.
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Chars => "chars",
+            Unit::Bytes => "bytes",
+        }
+    }
+
+    /// How many units `bytes` holds; it begins on a character boundary.
+    pub fn count(self, bytes: &[u8]) -> u64 {
+        match self {
+            Unit::Chars => utf8::count_chars(bytes),
+            Unit::Bytes => bytes.len() as u64,
+        }
+    }
+
+    /// The offset just past the first `n` units of `bytes`, and how many
+    /// units that is.
+    pub fn advance(self, bytes: &[u8], n: u64) -> (usize, u64) {
+        match self {
+            Unit::Chars => utf8::advance_chars(bytes, n),
+            Unit::Bytes => {
+                let end = usize::try_from(n).map_or(bytes.len(), |n| n.min(bytes.len()));
+                (end, end as u64)
+            }
+        }
+    }
+
+    /// The offset where the last `n` units of `bytes` start, and how many
+    /// units that is.
+    pub fn last_start(self, bytes: &[u8], n: u64) -> (usize, u64) {
+        match self {
+            Unit::Chars => utf8::last_chars_start(bytes, n),
+            Unit::Bytes => {
+                let len = usize::try_from(n).map_or(bytes.len(), |n| n.min(bytes.len()));
+                (bytes.len() - len, len as u64)
+            }
+        }
+    }
+
+    /// The most bytes that `n` units can take.
+    pub fn max_bytes(self, n: u64) -> u64 {
+        match self {
+            Unit::Chars => n.saturating_mul(4),
+            Unit::Bytes => n,
+        }
+    }
+}
+
+/// Running totals of everything the caps were fed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Bytes.
+    pub bytes: u64,
+    /// Characters.
+    pub chars: u64,
+    /// Lines: `\n` bytes, plus one for a last line without a `\n`.
+    pub lines: u64,
+    /// Whether the last byte counted was a `\n`.
+    ends_with_newline: bool,
+}
+
+impl Totals {
+    /// Counts one piece of the stream, which begins on a character boundary.
+    pub fn add(&mut self, piece: &[u8]) {
+        let Some(&last) = piece.last() else { return };
+        let (newlines, leads, ascii) = scan(piece);
+        let chars =
+            if ascii || std::str::from_utf8(piece).is_ok() { leads } else { utf8::count_chars(piece) };
+        self.bytes += piece.len() as u64;
+        self.chars += chars;
+        self.lines += newlines;
+        self.ends_with_newline = last == b'\n';
+    }
+
+    /// Lines, counting a last line that has no `\n`.
+    pub fn lines(&self) -> u64 {
+        self.lines + u64::from(self.bytes > 0 && !self.ends_with_newline)
+    }
+
+    /// The total in `unit`.
+    pub fn of(&self, unit: Unit) -> u64 {
+        match unit {
+            Unit::Chars => self.chars,
+            Unit::Bytes => self.bytes,
+        }
+    }
+}
+
+/// One pass: the number of `\n`, of non-continuation bytes, and whether
+/// every byte is ASCII. Blocks of 255 bytes keep the per-lane counters in
+/// `u8`, which is what lets the loop vectorise well.
+fn scan(bytes: &[u8]) -> (u64, u64, bool) {
+    let mut newlines = 0u64;
+    let mut leads = 0u64;
+    let mut high = 0u8;
+    for block in bytes.chunks(255) {
+        let mut nl = 0u8;
+        let mut ld = 0u8;
+        for &b in block {
+            nl += u8::from(b == b'\n');
+            ld += u8::from(!utf8::is_continuation(b));
+            high |= b;
+        }
+        newlines += u64::from(nl);
+        leads += u64::from(ld);
+    }
+    (newlines, leads, high < 0x80)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_lines_like_the_spec() {
+        for (input, lines) in [("", 0), ("a", 1), ("a\n", 1), ("a\nb", 2), ("\n\n", 2), ("a\r\n", 1)] {
+            let mut t = Totals::default();
+            t.add(input.as_bytes());
+            assert_eq!(t.lines(), lines, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn counts_chars_of_invalid_input() {
+        let mut t = Totals::default();
+        t.add(b"\xe2\x82\xac\x80 \xc0\x80\n");
+        assert_eq!((t.bytes, t.chars, t.lines()), (8, 6, 1));
+    }
+}

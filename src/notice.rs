@@ -1,0 +1,267 @@
+//! Every notice capout prints. No other module builds notice text.
+//!
+//! A cap's notice is a template over a few numbers ([`Facts`]); the
+//! standard notices are templates too, so `--notice-format` and the
+//! defaults go through the same renderer.
+
+use std::fmt::Write as _;
+
+/// Printed instead of output when nothing was kept.
+pub const NO_OUTPUT: &str = "(no output)";
+/// Printed by `--max-matches` when nothing matched.
+pub const NO_MATCHES: &str = "No matches found.";
+
+/// Which notice a cap gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `--tail-chars`: the last N units were kept.
+    TailUnits,
+    /// `--head-chars`: the first N units were kept.
+    HeadUnits,
+    /// `--head-lines`: a window of lines was kept.
+    HeadLines,
+    /// `--head-lines` with an offset at or past the end.
+    PastEnd,
+    /// `--max-matches`: the first N matches were kept.
+    Matches,
+    /// `--tail-lines`: the last N lines were kept.
+    TailLines,
+    /// A head+tail pair: the line between the two parts.
+    Middle,
+}
+
+impl Kind {
+    fn default_template(self) -> &'static str {
+        match self {
+            Kind::TailUnits => "... (truncated, showing last {shown} {unit}{full_output})",
+            Kind::HeadUnits => "... (truncated, showing first {shown} {unit}{full_output})",
+            Kind::HeadLines => {
+                "... (truncated, showing lines {first}-{last} of {total}, next offset {next_offset}{full_output})"
+            }
+            Kind::PastEnd => {
+                "... (offset {next_offset} is past the end, input has {total} lines{full_output})"
+            }
+            Kind::Matches => "... ({total} total, showing first {shown}{full_output})",
+            Kind::TailLines => "... (truncated, showing last {shown} lines{full_output})",
+            Kind::Middle => "... (truncated, omitted {omitted} {unit}{full_output}) ...",
+        }
+    }
+}
+
+/// The numbers a notice can speak of; the placeholders of `--notice-format`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Facts {
+    /// Units kept.
+    pub shown: u64,
+    /// The cap.
+    pub limit: u64,
+    /// Units in the whole input.
+    pub total: u64,
+    /// Units cut.
+    pub omitted: u64,
+    /// `chars`, `bytes`, `lines` or `matches`.
+    pub unit: &'static str,
+    /// The first unit kept (for a head+tail pair: the first one cut), 1-based.
+    pub first: u64,
+    /// The last unit kept (for a head+tail pair: the last one cut).
+    pub last: u64,
+    /// The `--offset` that shows what comes next.
+    pub next_offset: u64,
+    /// Where the whole input was saved.
+    pub saved: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Field {
+    Shown,
+    Limit,
+    Total,
+    Omitted,
+    Unit,
+    First,
+    Last,
+    NextOffset,
+    Saved,
+    /// `; full output: PATH` when the input was saved; only in the defaults.
+    FullOutput,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Part {
+    Text(String),
+    Field(Field),
+}
+
+/// A parsed `--notice-format` template.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Template {
+    parts: Vec<Part>,
+}
+
+impl Template {
+    /// Parses a template: text with `{placeholder}`s; `{{` and `}}` stand
+    /// for literal braces. The error names what is wrong.
+    pub fn parse(text: &str) -> Result<Template, String> {
+        Template::parse_inner(text, false)
+    }
+
+    fn parse_inner(text: &str, internal: bool) -> Result<Template, String> {
+        let mut parts = Vec::new();
+        let mut literal = String::new();
+        let mut rest = text;
+        while let Some(i) = rest.find(['{', '}']) {
+            literal.push_str(&rest[..i]);
+            let brace = &rest[i..];
+            if brace.starts_with("{{") || brace.starts_with("}}") {
+                literal.push_str(&brace[..1]);
+                rest = &brace[2..];
+                continue;
+            }
+            let Some(close) = brace.find('}').filter(|_| brace.starts_with('{')) else {
+                return Err(format!("unmatched '{}' in the template", &brace[..1]));
+            };
+            let name = &brace[1..close];
+            let field = match name {
+                "shown" => Field::Shown,
+                "limit" => Field::Limit,
+                "total" => Field::Total,
+                "omitted" => Field::Omitted,
+                "unit" => Field::Unit,
+                "first" => Field::First,
+                "last" => Field::Last,
+                "next_offset" => Field::NextOffset,
+                "saved" => Field::Saved,
+                "full_output" if internal => Field::FullOutput,
+                _ => return Err(format!("unknown placeholder '{{{name}}}'")),
+            };
+            parts.push(Part::Text(std::mem::take(&mut literal)));
+            parts.push(Part::Field(field));
+            rest = &brace[close + 1..];
+        }
+        literal.push_str(rest);
+        parts.push(Part::Text(literal));
+        parts.retain(|p| *p != Part::Text(String::new()));
+        Ok(Template { parts })
+    }
+
+    /// Fills in the placeholders.
+    pub fn render(&self, facts: &Facts) -> String {
+        let mut out = String::new();
+        for part in &self.parts {
+            // Writing to a String cannot fail.
+            let _ = match part {
+                Part::Text(text) => write!(out, "{text}"),
+                Part::Field(Field::Shown) => write!(out, "{}", facts.shown),
+                Part::Field(Field::Limit) => write!(out, "{}", facts.limit),
+                Part::Field(Field::Total) => write!(out, "{}", facts.total),
+                Part::Field(Field::Omitted) => write!(out, "{}", facts.omitted),
+                Part::Field(Field::Unit) => write!(out, "{}", facts.unit),
+                Part::Field(Field::First) => write!(out, "{}", facts.first),
+                Part::Field(Field::Last) => write!(out, "{}", facts.last),
+                Part::Field(Field::NextOffset) => write!(out, "{}", facts.next_offset),
+                Part::Field(Field::Saved) => write!(out, "{}", facts.saved.as_deref().unwrap_or("")),
+                Part::Field(Field::FullOutput) => match &facts.saved {
+                    Some(path) => write!(out, "; full output: {path}"),
+                    None => Ok(()),
+                },
+            };
+        }
+        out
+    }
+}
+
+/// The notice of a cap that cut something: the `--notice-format` template
+/// when one was given, the standard text otherwise.
+pub fn cap_notice(kind: Kind, facts: &Facts, custom: Option<&Template>) -> String {
+    match custom {
+        Some(template) => template.render(facts),
+        None => {
+            Template::parse_inner(kind.default_template(), true).map(|t| t.render(facts)).unwrap_or_default()
+        }
+    }
+}
+
+/// The marker written in place of the end of a line longer than
+/// `--max-line-chars`, before the line's ending.
+pub fn line_truncated(width: u64, unit: &str) -> String {
+    format!(" ... (line truncated to {width} {unit})")
+}
+
+/// The notice after the output of a command stopped by `--timeout`.
+pub fn timed_out(duration: &str) -> String {
+    format!("... (command timed out after {duration})")
+}
+
+/// The line above the rescued lines of `--keep`.
+pub fn rescued_header(pattern: &str, matched: u64, shown: u64) -> String {
+    if matched > shown {
+        format!("... (cut lines matching {pattern}: {matched}, showing first {shown})")
+    } else {
+        format!("... (cut lines matching {pattern}: {matched})")
+    }
+}
+
+/// One rescued line, `LINE:text`; `text` is added by the caller.
+pub fn rescued_prefix(line: u64) -> String {
+    format!("{line}:")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts() -> Facts {
+        Facts {
+            shown: 500,
+            limit: 500,
+            total: 1234,
+            omitted: 734,
+            unit: "lines",
+            first: 1001,
+            last: 1500,
+            next_offset: 1500,
+            saved: None,
+        }
+    }
+
+    #[test]
+    fn standard_notices_to_the_letter() {
+        let mut f = facts();
+        assert_eq!(
+            cap_notice(Kind::HeadLines, &f, None),
+            "... (truncated, showing lines 1001-1500 of 1234, next offset 1500)"
+        );
+        f.unit = "chars";
+        f.shown = 5000;
+        assert_eq!(cap_notice(Kind::TailUnits, &f, None), "... (truncated, showing last 5000 chars)");
+        f.shown = 50;
+        assert_eq!(cap_notice(Kind::Matches, &f, None), "... (1234 total, showing first 50)");
+        f.unit = "lines";
+        assert_eq!(cap_notice(Kind::Middle, &f, None), "... (truncated, omitted 734 lines) ...");
+        f.saved = Some("/tmp/x.log".into());
+        assert_eq!(
+            cap_notice(Kind::Middle, &f, None),
+            "... (truncated, omitted 734 lines; full output: /tmp/x.log) ..."
+        );
+    }
+
+    #[test]
+    fn templates_fill_every_placeholder() {
+        let t = Template::parse(
+            "{shown}|{limit}|{total}|{omitted}|{unit}|{first}|{last}|{next_offset}|{saved}|{{x}}",
+        )
+        .unwrap();
+        assert_eq!(t.render(&facts()), "500|500|1234|734|lines|1001|1500|1500||{x}");
+    }
+
+    #[test]
+    fn templates_reject_unknown_placeholders() {
+        assert_eq!(Template::parse("{nope}"), Err("unknown placeholder '{nope}'".into()));
+        assert_eq!(
+            Template::parse("{full_output}").map(|_| ()),
+            Err("unknown placeholder '{full_output}'".into())
+        );
+        assert!(Template::parse("a { b").is_err());
+        assert!(Template::parse("a } b").is_err());
+    }
+}

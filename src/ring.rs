@@ -1,0 +1,126 @@
+//! A byte ring that keeps the last bytes pushed into it.
+
+/// Keeps the last `limit` bytes pushed. Its buffer grows with what it
+/// holds, never past `limit`, so a huge limit on a small input costs only
+/// what the input needs.
+#[derive(Debug)]
+pub struct Ring {
+    buf: Vec<u8>,
+    /// Index of the oldest byte in `buf`.
+    head: usize,
+    len: usize,
+    limit: usize,
+}
+
+impl Ring {
+    /// A ring that keeps at most `limit` bytes (`usize::MAX` for no limit).
+    pub fn new(limit: usize) -> Ring {
+        Ring { buf: Vec::new(), head: 0, len: 0, limit }
+    }
+
+    /// Bytes held.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the ring holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Appends `data`, dropping the oldest bytes beyond the limit.
+    pub fn push(&mut self, data: &[u8]) {
+        let data = &data[data.len().saturating_sub(self.limit)..];
+        let keep = self.len.min(self.limit - data.len());
+        self.drop_front(self.len - keep);
+        let need = self.len + data.len();
+        if need > self.buf.len() {
+            self.grow(need);
+        }
+        let cap = self.buf.len();
+        let tail = (self.head + self.len) % cap.max(1);
+        let first = data.len().min(cap - tail);
+        self.buf[tail..tail + first].copy_from_slice(&data[..first]);
+        self.buf[..data.len() - first].copy_from_slice(&data[first..]);
+        self.len += data.len();
+    }
+
+    /// Drops the `n` oldest bytes (all of them if `n` is larger).
+    pub fn drop_front(&mut self, n: usize) {
+        let n = n.min(self.len);
+        self.len -= n;
+        self.head = if self.len == 0 { 0 } else { (self.head + n) % self.buf.len() };
+    }
+
+    /// Empties the ring, keeping its buffer.
+    pub fn clear(&mut self) {
+        self.drop_front(self.len);
+    }
+
+    /// The bytes held, oldest first, as two slices.
+    pub fn as_slices(&self) -> (&[u8], &[u8]) {
+        let end = self.head + self.len;
+        if end <= self.buf.len() {
+            (&self.buf[self.head..end], &[])
+        } else {
+            (&self.buf[self.head..], &self.buf[..end - self.buf.len()])
+        }
+    }
+
+    /// The bytes held, oldest first, as one slice.
+    pub fn make_contiguous(&mut self) -> &[u8] {
+        if self.head + self.len > self.buf.len() {
+            self.buf.rotate_left(self.head);
+            self.head = 0;
+        }
+        &self.buf[self.head..self.head + self.len]
+    }
+
+    /// Grows the buffer to hold at least `need` bytes: doubling, but never
+    /// past the limit. The held bytes are moved to the front.
+    fn grow(&mut self, need: usize) {
+        let cap = need.max(self.buf.len().saturating_mul(2)).max(4096).min(self.limit);
+        let mut buf = Vec::with_capacity(cap);
+        let (a, b) = self.as_slices();
+        buf.extend_from_slice(a);
+        buf.extend_from_slice(b);
+        buf.resize(cap, 0);
+        self.buf = buf;
+        self.head = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn contents(ring: &Ring) -> Vec<u8> {
+        let (a, b) = ring.as_slices();
+        [a, b].concat()
+    }
+
+    #[test]
+    fn keeps_the_last_bytes_across_wraps() {
+        for limit in 1..12 {
+            let mut ring = Ring::new(limit);
+            let mut all = Vec::new();
+            for (i, len) in [3, 0, 5, 1, 7, 2, 11, 4].into_iter().enumerate() {
+                let piece: Vec<u8> = (0..len).map(|j| (i * 16 + j) as u8).collect();
+                ring.push(&piece);
+                all.extend_from_slice(&piece);
+                let want = &all[all.len().saturating_sub(limit)..];
+                assert_eq!(contents(&ring), want, "limit {limit} step {i}");
+                assert!(ring.buf.len() <= limit);
+            }
+            assert_eq!(ring.make_contiguous(), &all[all.len().saturating_sub(limit)..]);
+        }
+    }
+
+    #[test]
+    fn a_huge_limit_allocates_only_what_arrives() {
+        let mut ring = Ring::new(usize::MAX);
+        ring.push(b"hello");
+        assert!(ring.buf.len() <= 4096);
+        assert_eq!(contents(&ring), b"hello");
+    }
+}

@@ -1,0 +1,209 @@
+//! Character boundaries in UTF-8 that may be invalid.
+//!
+//! A character is a Unicode scalar value; bytes that are not valid UTF-8
+//! count as U+FFFD replacement characters under the "maximal subpart" rule
+//! (the rule of `String::from_utf8_lossy`), so every character is 1–4 bytes
+//! and a byte that is not a continuation byte always starts a character.
+
+/// Whether `b` is a UTF-8 continuation byte (`10xxxxxx`).
+#[inline]
+pub fn is_continuation(b: u8) -> bool {
+    b & 0xC0 == 0x80
+}
+
+/// The length a sequence led by `lead` would have, or 1 for a byte that
+/// cannot lead a multi-byte sequence.
+fn sequence_len(lead: u8) -> usize {
+    match lead {
+        0xC2..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF4 => 4,
+        _ => 1,
+    }
+}
+
+/// The bytes allowed second after `lead`: narrower than `80..=BF` where a
+/// wider range would be overlong, a surrogate or past U+10FFFF.
+fn second_byte_range(lead: u8) -> (u8, u8) {
+    match lead {
+        0xE0 => (0xA0, 0xBF),
+        0xED => (0x80, 0x9F),
+        0xF0 => (0x90, 0xBF),
+        0xF4 => (0x80, 0x8F),
+        _ => (0x80, 0xBF),
+    }
+}
+
+/// The length of the character that starts at `bytes[0]`: a whole valid
+/// character, or the maximal subpart that decodes to one U+FFFD. Never 0
+/// for a non-empty slice; never more than `bytes.len()`.
+pub fn char_len(bytes: &[u8]) -> usize {
+    let Some(&lead) = bytes.first() else { return 0 };
+    let want = sequence_len(lead);
+    let (lo, hi) = second_byte_range(lead);
+    let mut len = 1;
+    while len < want && len < bytes.len() {
+        let b = bytes[len];
+        let ok = if len == 1 { (lo..=hi).contains(&b) } else { is_continuation(b) };
+        if !ok {
+            break;
+        }
+        len += 1;
+    }
+    len
+}
+
+/// How many bytes at the end of `bytes` are the valid start of a character
+/// that the next read may complete (0–3). Holding them back lets every
+/// piece of the stream begin and end on a character boundary.
+pub fn incomplete_suffix(bytes: &[u8]) -> usize {
+    for back in 1..=bytes.len().min(3) {
+        let start = bytes.len() - back;
+        let lead = bytes[start];
+        if !is_continuation(lead) {
+            let complete = sequence_len(lead) <= back;
+            return if !complete && char_len(&bytes[start..]) == back { back } else { 0 };
+        }
+    }
+    0
+}
+
+/// Counts the bytes that are not continuation bytes. On valid UTF-8 that
+/// is the number of characters.
+#[inline]
+pub fn count_leads(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| !is_continuation(b)).count() as u64
+}
+
+/// Counts the characters of `bytes`, which begins on a character boundary.
+pub fn count_chars(bytes: &[u8]) -> u64 {
+    bytes
+        .utf8_chunks()
+        .map(|chunk| count_leads(chunk.valid().as_bytes()) + u64::from(!chunk.invalid().is_empty()))
+        .sum()
+}
+
+/// The byte offset just past the first `n` characters of `bytes` (which
+/// begins on a character boundary), and how many characters that is: `n`,
+/// or fewer when `bytes` holds fewer.
+pub fn advance_chars(bytes: &[u8], n: u64) -> (usize, u64) {
+    let mut offset = 0;
+    let mut counted = 0;
+    for chunk in bytes.utf8_chunks() {
+        let valid = chunk.valid().as_bytes();
+        let left = n - counted;
+        // In valid UTF-8 the (left+1)-th lead byte is where `left` chars end.
+        if let Some((pos, _)) = valid
+            .iter()
+            .enumerate()
+            .filter(|&(_, &b)| !is_continuation(b))
+            .nth(usize::try_from(left).unwrap_or(usize::MAX))
+        {
+            return (offset + pos, n);
+        }
+        counted += count_leads(valid);
+        offset += valid.len();
+        let invalid = chunk.invalid().len();
+        if invalid > 0 {
+            if counted == n {
+                return (offset, n);
+            }
+            counted += 1;
+            offset += invalid;
+        }
+    }
+    (offset, counted)
+}
+
+/// The start of the character that ends at `end`, which must be a
+/// character boundary greater than 0. Looks back at most four bytes, so it
+/// works on a window whose first bytes may be the tail of a character.
+pub fn char_start_before(bytes: &[u8], end: usize) -> usize {
+    let floor = end.saturating_sub(4);
+    let mut p = end - 1;
+    loop {
+        if !is_continuation(bytes[p]) {
+            // A lead always starts a unit; the bytes after its maximal
+            // subpart are lone continuation bytes, one character each.
+            return if char_len(&bytes[p..end]) == end - p { p } else { end - 1 };
+        }
+        if p == floor {
+            return end - 1;
+        }
+        p -= 1;
+    }
+}
+
+/// The byte offset where the last `n` characters of `bytes` start, and how
+/// many characters that is (`n`, or fewer when `bytes` holds fewer). `bytes`
+/// must end on a character boundary; its first four bytes need not start
+/// one unless the result reaches them.
+pub fn last_chars_start(bytes: &[u8], n: u64) -> (usize, u64) {
+    let mut start = bytes.len();
+    let mut counted = 0;
+    while counted < n && start > 0 {
+        start = char_start_before(bytes, start);
+        counted += 1;
+    }
+    (start, counted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lossy_chars(bytes: &[u8]) -> u64 {
+        String::from_utf8_lossy(bytes).chars().count() as u64
+    }
+
+    const CASES: &[&[u8]] = &[
+        b"",
+        b"abc",
+        "h\u{e9}llo \u{20ac} \u{1f600}".as_bytes(),
+        b"\x80",
+        b"\xc0\x80",
+        b"\xe2\x82",
+        b"\xe2\x82A",
+        b"\xe2\x82\xac\x80",
+        b"\xed\xa0\x80",
+        b"\xf0\x80\x80",
+        b"\xf4\x90\x80\x80",
+        b"\xf0\x9f\x98",
+        b"a\xff\xfeb",
+        b"\xc3\xa9\x80\x80\xc3",
+    ];
+
+    #[test]
+    fn counts_agree_with_from_utf8_lossy() {
+        for case in CASES {
+            assert_eq!(count_chars(case), lossy_chars(case), "{case:?}");
+        }
+    }
+
+    #[test]
+    fn backward_and_forward_steps_agree() {
+        for case in CASES {
+            let total = count_chars(case);
+            for n in 0..=total + 1 {
+                let (end, got) = advance_chars(case, n);
+                assert_eq!(got, n.min(total), "{case:?} {n}");
+                assert_eq!(count_chars(&case[..end]), got, "{case:?} {n}");
+                let (start, got) = last_chars_start(case, n);
+                assert_eq!(got, n.min(total), "{case:?} {n}");
+                assert_eq!(count_chars(&case[start..]), got, "{case:?} {n}");
+                assert_eq!(count_chars(&case[..start]) + got, total, "{case:?} {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn holds_back_only_valid_incomplete_starts() {
+        assert_eq!(incomplete_suffix(b"ab\xe2\x82"), 2);
+        assert_eq!(incomplete_suffix(b"ab\xf0\x9f\x98"), 3);
+        assert_eq!(incomplete_suffix(b"\xc3"), 1);
+        assert_eq!(incomplete_suffix(b"\xc3\xa9"), 0);
+        assert_eq!(incomplete_suffix(b"\xe0\x80"), 0);
+        assert_eq!(incomplete_suffix(b"\x80\x80\x80"), 0);
+        assert_eq!(incomplete_suffix(b"\xff"), 0);
+    }
+}
