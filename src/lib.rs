@@ -5,10 +5,12 @@
 //! says what was cut. Memory is sized by the cap, never by the input.
 //!
 //! The core is [`run`], generic over the input and the two output streams,
-//! so it runs the same on stdin and stdout as on bytes in a test.
+//! so it runs the same on stdin and stdout as on bytes in a test. A command
+//! that capout runs ([`command::run`]) is one more input to it.
 
 pub mod caps;
 pub mod cli;
+pub mod command;
 pub mod count;
 pub mod engine;
 pub mod notice;
@@ -16,9 +18,10 @@ pub mod output;
 pub mod ring;
 pub mod utf8;
 
-use std::io::{Read, Write};
+use std::io::{self, Read, Write};
 
 use caps::{Cap, HeadLines, HeadUnits, LineShaper, Outcome, TailUnits};
+use command::{CommandSpec, Status};
 pub use count::{Totals, Unit};
 pub use engine::Error;
 pub use output::NoticeTarget;
@@ -63,6 +66,8 @@ pub struct Config {
     pub notice: NoticeTarget,
     /// Bytes asked of each read.
     pub read_size: usize,
+    /// The command to run and cap instead of reading stdin.
+    pub command: Option<CommandSpec>,
 }
 
 impl Default for Config {
@@ -74,6 +79,7 @@ impl Default for Config {
             line_numbers: false,
             notice: NoticeTarget::Stdout,
             read_size: engine::READ_SIZE,
+            command: None,
         }
     }
 }
@@ -97,9 +103,22 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Report, Error> {
+    run_until(config, input, out, err, |_| Ok(None))
+}
+
+/// [`run`], with `end` called once the input is at its end and the cap has
+/// written its notice. For a command's output, `end` waits for the command
+/// and says how it ended, which may add a notice of its own.
+pub(crate) fn run_until<R: Read>(
+    config: &Config,
+    mut input: R,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    end: impl FnOnce(&mut R) -> io::Result<Option<Status>>,
+) -> Result<Report, Error> {
     let mut output = output::Output::new(out, err, config.notice);
     let mut cap = build_cap(config);
-    let pass = engine::pass(cap.as_mut(), input, &mut output, config.read_size)?;
+    let pass = engine::pass(cap.as_mut(), &mut input, &mut output, config.read_size)?;
     let truncated = match &pass.outcome {
         Outcome::Whole => false,
         Outcome::Nothing(line) => {
@@ -112,6 +131,15 @@ pub fn run(
         }
         Outcome::Middle(_) => true,
     };
+    // What is kept is shown before the wait for a command that closed its
+    // output but runs on.
+    output.flush().map_err(Error::Write)?;
+    let timeout = config.command.as_ref().and_then(|c| c.timeout.as_ref());
+    if let (Some(status), Some(timeout)) = (end(&mut input).map_err(Error::Read)?, timeout) {
+        if status.timed_out {
+            output.notice(&notice::timed_out(&timeout.label)).map_err(Error::Write)?;
+        }
+    }
     output.finish().map_err(Error::Write)?;
     Ok(Report { totals: pass.totals, truncated, matches: pass.matches })
 }
