@@ -1,0 +1,379 @@
+//! Black-box tests of `capout [OPTIONS] [--] COMMAND [ARG]...`.
+//!
+//! Tests that must catch capout in the middle of a run wait on events (a
+//! line read from its stdout, a file that appears), never on a sleep timed
+//! for a fast machine. The timeouts here only guard against a hang.
+
+use std::fs;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal, kill_process};
+
+/// How long any one run may take before the test gives up on it.
+const GUARD: Duration = Duration::from_secs(20);
+
+const CAPOUT: &str = env!("CARGO_BIN_EXE_capout");
+
+fn capout(args: &[&str]) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::new(CAPOUT);
+    cmd.args(args).timeout(GUARD);
+    cmd
+}
+
+/// A directory of its own for one test, removed at the end.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(test: &str) -> TempDir {
+        let path = std::env::temp_dir().join(format!("capout-test-{}-{test}", std::process::id()));
+        let _ = fs::remove_dir_all(&path);
+        fs::create_dir_all(&path).unwrap();
+        TempDir(path)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Kills `child` if it still runs after [`GUARD`]; dropping the returned
+/// sender calls the guard off.
+fn watchdog(child: &Child) -> mpsc::Sender<()> {
+    let pid = pid(child.id());
+    let (done, finished) = mpsc::channel::<()>();
+    thread::spawn(move || {
+        if finished.recv_timeout(GUARD) == Err(mpsc::RecvTimeoutError::Timeout) {
+            let _ = kill_process(pid, Signal::KILL);
+        }
+    });
+    done
+}
+
+fn pid(id: u32) -> Pid {
+    Pid::from_raw(i32::try_from(id).unwrap()).unwrap()
+}
+
+/// Waits until `what` holds, checking often, for at most [`GUARD`].
+fn wait_until(what: &str, mut holds: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !holds() {
+        assert!(start.elapsed() < GUARD, "gave up waiting until {what}");
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Whether process `pid` runs. A zombie does not: its parent may be gone
+/// and the process that inherits it may never reap it.
+fn alive(pid: i32) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            !matches!(stat.rsplit(')').next().map(str::trim_start), Some(s) if s.starts_with(['Z', 'X']))
+        }
+        Err(_) if Path::new("/proc/self/stat").exists() => false,
+        Err(_) => kill_process(Pid::from_raw(pid).unwrap(), Signal::CONT).is_ok(),
+    }
+}
+
+fn read_pid(file: &Path) -> i32 {
+    fs::read_to_string(file).unwrap().trim().parse().unwrap()
+}
+
+#[test]
+fn exits_with_the_commands_status() {
+    for code in [0, 1, 2, 7, 255] {
+        capout(&["--", "sh", "-c", &format!("exit {code}")])
+            .assert()
+            .code(code)
+            .stdout("(no output)\n")
+            .stderr("");
+    }
+}
+
+#[test]
+fn a_command_killed_by_a_signal_gives_128_plus_the_signal() {
+    capout(&["--", "sh", "-c", "kill -9 $$"]).assert().code(137).stdout("(no output)\n").stderr("");
+}
+
+#[test]
+fn a_command_not_found_gives_127() {
+    capout(&["--", "capout-test-no-such-command", "-c", "1"])
+        .assert()
+        .code(127)
+        .stdout("")
+        .stderr("capout: capout-test-no-such-command: command not found\n");
+}
+
+#[test]
+fn a_command_that_cannot_be_executed_gives_126() {
+    let dir = TempDir::new("not-executable");
+    fs::write(dir.path("script"), "#!/bin/sh\necho hi\n").unwrap();
+    capout(&["--", "./script"])
+        .current_dir(&dir.0)
+        .assert()
+        .code(126)
+        .stdout("")
+        .stderr("capout: ./script: permission denied\n");
+}
+
+#[test]
+fn stdout_and_stderr_are_joined_in_the_order_written() {
+    capout(&["--", "sh", "-c", "echo a; echo b >&2; echo c"])
+        .assert()
+        .success()
+        .stdout("a\nb\nc\n")
+        .stderr("");
+}
+
+#[test]
+fn stdout_only_leaves_stderr_on_capouts_stderr() {
+    capout(&["--stdout-only", "--", "sh", "-c", "echo a; echo b >&2; echo c"])
+        .assert()
+        .success()
+        .stdout("a\nc\n")
+        .stderr("b\n");
+}
+
+#[test]
+fn everything_after_the_command_word_is_the_commands() {
+    capout(&["--", "echo", "-n", "hi"]).assert().success().stdout("hi");
+    capout(&["echo", "-n", "hi"]).assert().success().stdout("hi");
+    capout(&["-n", "1", "sh", "-c", "echo one; echo two", "-n", "5"])
+        .assert()
+        .success()
+        .stdout("one\n... (truncated, showing lines 1-1 of 2, next offset 1)\n");
+}
+
+#[test]
+fn the_commands_output_is_capped_like_stdin() {
+    capout(&["-c", "3", "--", "sh", "-c", "echo hello >&2"])
+        .assert()
+        .success()
+        .stdout("lo\n... (truncated, showing last 3 chars)\n");
+    capout(&["-m", "1", "--", "printf", "a\\nb\\n"])
+        .assert()
+        .success()
+        .stdout("a\n... (2 total, showing first 1)\n");
+    capout(&["--notice", "stderr", "--head-chars", "2", "--", "printf", "abc"])
+        .assert()
+        .success()
+        .stdout("ab")
+        .stderr("... (truncated, showing first 2 chars)\n");
+}
+
+#[test]
+fn a_silent_command_gives_no_output() {
+    capout(&["--", "true"]).assert().success().stdout("(no output)\n").stderr("");
+}
+
+#[test]
+fn a_command_that_closes_its_output_is_still_waited_for() {
+    capout(&["--", "sh", "-c", "echo x; exec >&- 2>&-; sleep 0.2; exit 3"]).assert().code(3).stdout("x\n");
+}
+
+#[test]
+fn a_timeout_stops_the_whole_process_group() {
+    let dir = TempDir::new("timeout");
+    let pid_file = dir.path("pid");
+    let script = format!("sleep 30 >/dev/null 2>&1 & echo $! > '{}'; echo started; wait", pid_file.display());
+    capout(&["--timeout", "1", "--", "sh", "-c", &script])
+        .assert()
+        .code(124)
+        .stdout("started\n... (command timed out after 1s)\n")
+        .stderr("");
+    let grandchild = read_pid(&pid_file);
+    wait_until("the command's background process is gone", || !alive(grandchild));
+}
+
+#[test]
+fn a_command_that_ignores_sigterm_gets_sigkill() {
+    let start = Instant::now();
+    capout(&["--timeout", "1", "--kill-after", "100ms", "--notice", "stderr", "--"])
+        .args(["sh", "-c", "trap '' TERM; echo started; sleep 30"])
+        .assert()
+        .code(124)
+        .stdout("started\n")
+        .stderr("... (command timed out after 1s)\n");
+    // Without --kill-after it would take the default five seconds more.
+    assert!(start.elapsed() < Duration::from_secs(5), "took {:?}", start.elapsed());
+}
+
+#[test]
+fn the_timeout_notice_follows_the_caps_notice() {
+    capout(&["-c", "3", "--timeout", "1000ms", "--", "sh", "-c", "echo hello; sleep 30"])
+        .assert()
+        .code(124)
+        .stdout("lo\n... (truncated, showing last 3 chars)\n... (command timed out after 1000ms)\n");
+}
+
+/// Starts capout with its stdout piped, and returns it with a reader of
+/// its stdout.
+fn spawn(args: &[&str], dir: &Path) -> (Child, BufReader<std::process::ChildStdout>) {
+    let mut child = Command::new(CAPOUT)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    (child, stdout)
+}
+
+fn read_line(reader: &mut impl BufRead) -> String {
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    line
+}
+
+fn read_all(reader: &mut impl Read) -> String {
+    let mut text = String::new();
+    reader.read_to_string(&mut text).unwrap();
+    text
+}
+
+#[test]
+fn signals_to_capout_go_to_the_command() {
+    let dir = TempDir::new("signals");
+    // The command traps SIGTERM, says so and exits 7.
+    let script = "trap 'echo got TERM; exit 7' TERM; echo ready; sleep 30 & wait";
+    let (mut child, mut stdout) = spawn(&["-n", "10", "--", "sh", "-c", script], &dir.0);
+    let guard = watchdog(&child);
+    assert_eq!(read_line(&mut stdout), "ready\n");
+    kill_process(pid(child.id()), Signal::TERM).unwrap();
+    assert_eq!(read_all(&mut stdout), "got TERM\n");
+    assert_eq!(child.wait().unwrap().code(), Some(7));
+    drop(guard);
+}
+
+#[test]
+fn a_command_killed_by_a_passed_on_signal_gives_its_status() {
+    let dir = TempDir::new("signal-death");
+    let (mut child, mut stdout) = spawn(&["-n", "10", "--", "sh", "-c", "echo ready; sleep 30"], &dir.0);
+    let guard = watchdog(&child);
+    assert_eq!(read_line(&mut stdout), "ready\n");
+    kill_process(pid(child.id()), Signal::TERM).unwrap();
+    assert_eq!(read_all(&mut stdout), "");
+    assert_eq!(child.wait().unwrap().code(), Some(128 + 15));
+    drop(guard);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_signal_capout_was_started_ignoring_stays_ignored_for_the_command() {
+    // As under nohup: SIGHUP ignored.
+    let script = format!("trap '' HUP; exec '{CAPOUT}' -- grep SigIgn /proc/self/status");
+    let output = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    let mask = text.strip_prefix("SigIgn:").expect("a SigIgn line").trim();
+    assert_eq!(u64::from_str_radix(mask, 16).unwrap() & 1, 1, "{text:?}");
+}
+
+#[test]
+fn background_processes_holding_the_output_do_not_hang_capout() {
+    let dir = TempDir::new("background");
+    let start = Instant::now();
+    capout(&["--", "sh", "-c", "sleep 30 & echo $! > pid; echo started"])
+        .current_dir(&dir.0)
+        .assert()
+        .success()
+        .stdout("started\n");
+    assert!(start.elapsed() < Duration::from_secs(10), "took {:?}", start.elapsed());
+    let _ = kill_process(Pid::from_raw(read_pid(&dir.path("pid"))).unwrap(), Signal::KILL);
+}
+
+/// The fields of `/proc/PID/stat` after the command name.
+#[cfg(target_os = "linux")]
+fn stat_fields(pid: u32) -> Vec<String> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    stat.rsplit(')').next().unwrap().split_whitespace().map(String::from).collect()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn waiting_for_the_command_costs_no_cpu_time() {
+    let dir = TempDir::new("no-busy-wait");
+    // A timeout that falls due while capout waits out the background
+    // process once the command has exited.
+    let script = "sleep 30 & echo $! > pid; echo started";
+    let (mut child, mut stdout) = spawn(&["--timeout", "600ms", "--", "sh", "-c", script], &dir.0);
+    let guard = watchdog(&child);
+    assert_eq!(read_all(&mut stdout), "started\n");
+    // Read before it is reaped: a zombie keeps its CPU times.
+    wait_until("capout has exited", || stat_fields(child.id())[0] == "Z");
+    let fields = stat_fields(child.id());
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    drop(guard);
+    let _ = kill_process(Pid::from_raw(read_pid(&dir.path("pid"))).unwrap(), Signal::KILL);
+    // A second of waiting spent polling would cost most of a second.
+    assert!(ticks < 20, "capout used {ticks} clock ticks of CPU time");
+}
+
+#[test]
+fn head_caps_show_lines_as_the_command_prints_them() {
+    let dir = TempDir::new("streaming");
+    // The command prints a line, then waits until the test has read it.
+    let script = "echo first; while [ ! -e go ]; do sleep 0.01; done; echo second";
+    let (mut child, mut stdout) = spawn(&["-n", "10", "--", "sh", "-c", script], &dir.0);
+    let guard = watchdog(&child);
+    assert_eq!(read_line(&mut stdout), "first\n", "the first line was not shown while the command ran");
+    fs::write(dir.path("go"), "").unwrap();
+    assert_eq!(read_all(&mut stdout), "second\n");
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    drop(guard);
+}
+
+#[test]
+fn a_closed_stdout_stops_capout_quietly_and_the_command_meets_a_closed_pipe() {
+    let dir = TempDir::new("closed-stdout");
+    let script = "echo first; while [ ! -e go ]; do sleep 0.01; done; while :; do echo more; done";
+    let (mut child, mut stdout) = spawn(&["-n", "1000000000", "--", "sh", "-c", script], &dir.0);
+    let guard = watchdog(&child);
+    assert_eq!(read_line(&mut stdout), "first\n");
+    drop(stdout);
+    fs::write(dir.path("go"), "").unwrap();
+    let status = child.wait().unwrap();
+    // The command died of SIGPIPE, as it would writing into `| head -1`.
+    assert_eq!(status.code(), Some(128 + 13));
+    assert_eq!(read_all(&mut child.stderr.take().unwrap()), "");
+    drop(guard);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_command_gets_no_file_descriptors_of_capouts() {
+    // Whatever the test itself passes down is in both listings.
+    let list = |program: &str, args: &[&str]| {
+        let output = Command::new(program).args(args).stdin(Stdio::null()).output().unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    assert_eq!(list(CAPOUT, &["--", "ls", "/proc/self/fd"]), list("ls", &["/proc/self/fd"]));
+}
+
+#[test]
+fn command_options_without_a_command_are_usage_errors() {
+    for args in [&["--timeout", "5"][..], &["--kill-after", "5"], &["--stdout-only"]] {
+        capout(args).write_stdin("x").assert().code(2).stdout("");
+    }
+    capout(&["--timeout", "5x", "--", "true"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("'5x' for '--timeout <DURATION>'"));
+    capout(&["--kill-after", "1s", "--", "true"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--kill-after"));
+}
