@@ -170,6 +170,24 @@ impl Template {
     }
 }
 
+/// Renders the notices of caps: with the `--notice-format` template when
+/// one was given, and the path the whole input was saved to, if any.
+#[derive(Clone, Debug, Default)]
+pub struct Renderer {
+    /// The `--notice-format` template.
+    pub template: Option<Template>,
+    /// Where the whole input is saved (`--save`, `--save-dir`).
+    pub saved: Option<String>,
+}
+
+impl Renderer {
+    /// The notice of a cap.
+    pub fn render(&self, kind: Kind, facts: &Facts) -> String {
+        let facts = Facts { saved: self.saved.clone(), ..facts.clone() };
+        cap_notice(kind, &facts, self.template.as_ref())
+    }
+}
+
 /// The notice of a cap that cut something: the `--notice-format` template
 /// when one was given, the standard text otherwise.
 pub fn cap_notice(kind: Kind, facts: &Facts, custom: Option<&Template>) -> String {

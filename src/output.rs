@@ -2,6 +2,8 @@
 
 use std::io::{self, Write};
 
+use crate::notice::{Facts, Kind, Renderer};
+
 /// Where notices go (`--notice`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum NoticeTarget {
@@ -22,22 +24,33 @@ pub struct Output<'a> {
     out: &'a mut dyn Write,
     err: &'a mut dyn Write,
     target: NoticeTarget,
+    renderer: Renderer,
     /// Collect notices instead of printing them (for `--json`).
-    collect: Option<Vec<String>>,
+    collect: Option<Vec<Vec<u8>>>,
     last: Option<u8>,
     unflushed: bool,
 }
 
 impl<'a> Output<'a> {
     /// Output to `out`, notices to `target` (`err` for stderr).
-    pub fn new(out: &'a mut dyn Write, err: &'a mut dyn Write, target: NoticeTarget) -> Self {
-        Output { out, err, target, collect: None, last: None, unflushed: false }
+    pub fn new(
+        out: &'a mut dyn Write,
+        err: &'a mut dyn Write,
+        target: NoticeTarget,
+        renderer: Renderer,
+    ) -> Self {
+        Output { out, err, target, renderer, collect: None, last: None, unflushed: false }
     }
 
     /// Output to `out`, notices kept in memory for [`Output::into_notices`]
     /// instead of being printed; a middle line is part of the output.
-    pub fn collecting(out: &'a mut dyn Write, err: &'a mut dyn Write) -> Self {
-        Output { collect: Some(Vec::new()), ..Output::new(out, err, NoticeTarget::Stdout) }
+    pub fn collecting(out: &'a mut dyn Write, err: &'a mut dyn Write, renderer: Renderer) -> Self {
+        Output { collect: Some(Vec::new()), ..Output::new(out, err, NoticeTarget::Stdout, renderer) }
+    }
+
+    /// The notice of a cap, as this run words it.
+    pub fn render(&self, kind: Kind, facts: &Facts) -> String {
+        self.renderer.render(kind, facts)
     }
 
     /// Writes kept output.
@@ -56,32 +69,36 @@ impl<'a> Output<'a> {
     }
 
     /// Writes a notice line after the output.
-    pub fn notice(&mut self, line: &str) -> io::Result<()> {
+    pub fn notice(&mut self, line: &[u8]) -> io::Result<()> {
         if let Some(lines) = &mut self.collect {
-            lines.push(line.to_owned());
+            lines.push(line.to_vec());
             return Ok(());
         }
         match self.target {
             NoticeTarget::Stdout => self.line_on_stdout(line),
-            NoticeTarget::Stderr => writeln!(self.err, "{line}"),
+            NoticeTarget::Stderr => {
+                self.err.write_all(line)?;
+                self.err.write_all(b"\n")
+            }
             NoticeTarget::None => Ok(()),
         }
     }
 
     /// Writes the line that stands between the two parts of a head+tail
     /// pair: a notice, except that collected output keeps it in place.
-    pub fn middle(&mut self, line: &str) -> io::Result<()> {
+    pub fn middle(&mut self, facts: &Facts) -> io::Result<()> {
+        let line = self.render(Kind::Middle, facts);
         if self.collect.is_some() {
-            return self.line_on_stdout(line);
+            return self.line_on_stdout(line.as_bytes());
         }
-        self.notice(line)
+        self.notice(line.as_bytes())
     }
 
-    fn line_on_stdout(&mut self, line: &str) -> io::Result<()> {
+    fn line_on_stdout(&mut self, line: &[u8]) -> io::Result<()> {
         if self.last.is_some_and(|b| b != b'\n') {
             self.data(b"\n")?;
         }
-        self.data(line.as_bytes())?;
+        self.data(line)?;
         self.data(b"\n")
     }
 
@@ -102,7 +119,7 @@ impl<'a> Output<'a> {
     }
 
     /// The notices collected, for `--json`.
-    pub fn into_notices(self) -> Vec<String> {
+    pub fn into_notices(self) -> Vec<Vec<u8>> {
         self.collect.unwrap_or_default()
     }
 }

@@ -6,6 +6,10 @@
 //! model that holds the whole input in memory computes, whatever the read
 //! sizes, so every chunk boundary is exercised.
 
+// The model is meant to read as the spec does: one table per state
+// machine, one match over the caps.
+#![allow(clippy::match_same_arms, clippy::too_many_lines)]
+
 mod common;
 
 use capout::{CapSpec, Config, NoticeTarget, Unit};
@@ -78,74 +82,301 @@ fn with_notice(mut out: Vec<u8>, notice: Option<String>) -> Vec<u8> {
     out
 }
 
+/// `--strip-ansi`, the naive way: one state per byte over the whole input.
+fn strip_ansi(input: &[u8]) -> Vec<u8> {
+    #[derive(PartialEq)]
+    enum S {
+        Text,
+        Esc,
+        Inter,
+        Csi,
+        Str,
+        StrEsc,
+    }
+    let mut out = Vec::new();
+    let mut s = S::Text;
+    let mut i = 0;
+    while i < input.len() {
+        let b = input[i];
+        i += 1;
+        s = match (s, b) {
+            (S::Text, 0x1b) => S::Esc,
+            (S::Text, b) => {
+                out.push(b);
+                S::Text
+            }
+            (S::Esc, b'[') => S::Csi,
+            (S::Esc, b']' | b'P' | b'X' | b'^' | b'_') => S::Str,
+            (S::Esc | S::Inter, 0x20..=0x2f) => S::Inter,
+            (S::Esc | S::Inter, 0x30..=0x7e) | (S::Csi, 0x40..=0x7e) => S::Text,
+            (S::Csi, 0x20..=0x3f) => S::Csi,
+            (S::Esc | S::Inter | S::Csi, 0x1b) => S::Esc,
+            (S::Str, 0x07) | (S::StrEsc, b'\\') => S::Text,
+            (S::Str, 0x1b) => S::StrEsc,
+            (S::Str, b) if b != b'\n' => S::Str,
+            (S::StrEsc, _) => {
+                i -= 1;
+                S::Esc
+            }
+            (_, b) => {
+                out.push(b);
+                S::Text
+            }
+        };
+    }
+    out
+}
+
+/// `--collapse-cr`, the naive way: each line keeps what follows its last `\r`.
+fn collapse_cr(input: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for line in input.split_inclusive(|&b| b == b'\n') {
+        let ending: &[u8] = if line.ends_with(b"\r\n") {
+            b"\r\n"
+        } else if line.ends_with(b"\n") {
+            b"\n"
+        } else {
+            b""
+        };
+        let body = &line[..line.len() - ending.len()];
+        let after = body.iter().rposition(|&b| b == b'\r').map_or(body, |i| &body[i + 1..]);
+        out.extend_from_slice(after);
+        out.extend_from_slice(ending);
+    }
+    out
+}
+
+fn content(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\n").map_or(line, |l| l.strip_suffix(b"\r").unwrap_or(l))
+}
+
+/// The cut part: lines past `after_line` and before `before_line`, bytes
+/// from `after_byte` to `before_byte`.
+#[derive(Clone, Copy)]
+struct Region {
+    after_line: usize,
+    before_line: usize,
+    after_byte: usize,
+    before_byte: usize,
+}
+
+impl Region {
+    const ALL: Region =
+        Region { after_line: 0, before_line: usize::MAX, after_byte: 0, before_byte: usize::MAX };
+
+    fn holds(&self, line: usize, start: usize, end: usize) -> bool {
+        line > self.after_line
+            && line < self.before_line
+            && start >= self.after_byte
+            && end <= self.before_byte
+    }
+}
+
 /// What capout must print for `input`, computed the naive way.
 fn model(input: &[u8], config: &Config) -> Vec<u8> {
+    let mut input = input.to_vec();
+    if config.strip_ansi {
+        input = strip_ansi(&input);
+    }
+    if config.collapse_cr {
+        input = collapse_cr(&input);
+    }
+    let input = &input[..];
     let lines: Vec<&[u8]> = input.split_inclusive(|&b| b == b'\n').collect();
     let total_lines = lines.len();
-    let window = |from: usize, to: usize| -> Vec<u8> {
-        lines[from..to].iter().enumerate().flat_map(|(i, l)| shape_line(l, from + i + 1, config)).collect()
-    };
+    let shaped = |index: usize| shape_line(lines[index], index + 1, config);
+    let window = |from: usize, to: usize| -> Vec<u8> { (from..to).flat_map(shaped).collect() };
     let u = units(input, config.unit);
+    let total_units = u.len();
     let name = unit_name(config.unit);
-    match config.cap {
-        _ if input.is_empty() && matches!(config.cap, CapSpec::MaxMatches(_)) => {
-            with_notice(Vec::new(), Some("No matches found.".into()))
-        }
-        _ if input.is_empty() => with_notice(Vec::new(), Some("(no output)".into())),
+    // Byte offset where unit `i` starts (the end for `i` = total).
+    let unit_at = |i: usize| if i < total_units { u[i].0 } else { input.len() };
+    let middle = |omitted: usize, unit: &str| format!("... (truncated, omitted {omitted} {unit}) ...");
+
+    if input.is_empty() {
+        let nothing =
+            if matches!(config.cap, CapSpec::MaxMatches(_)) { "No matches found." } else { "(no output)" };
+        return with_notice(Vec::new(), Some(nothing.into()));
+    }
+    // The output, the notice after it, and the cut part.
+    let (out, notice, cut): (Vec<u8>, Option<String>, Option<Region>) = match config.cap {
         CapSpec::TailChars(n) => {
             let n = n as usize;
-            if u.len() <= n {
-                input.to_vec()
+            if total_units <= n {
+                (input.to_vec(), None, None)
             } else {
-                let out = input[u[u.len() - n].0..].to_vec();
-                with_notice(out, Some(format!("... (truncated, showing last {n} {name})")))
+                let start = unit_at(total_units - n);
+                let notice = format!("... (truncated, showing last {n} {name})");
+                (input[start..].to_vec(), Some(notice), Some(Region { before_byte: start, ..Region::ALL }))
             }
         }
         CapSpec::HeadChars(n) => {
             let n = n as usize;
-            if u.len() <= n {
-                input.to_vec()
+            if total_units <= n {
+                (input.to_vec(), None, None)
             } else {
-                let out = input[..u[n].0].to_vec();
-                with_notice(out, Some(format!("... (truncated, showing first {n} {name})")))
+                let end = unit_at(n);
+                let notice = format!("... (truncated, showing first {n} {name})");
+                (input[..end].to_vec(), Some(notice), Some(Region { after_byte: end, ..Region::ALL }))
+            }
+        }
+        CapSpec::HeadTailChars(h, t) => {
+            let (h, t) = (h as usize, t as usize);
+            if total_units <= h + t {
+                (input.to_vec(), None, None)
+            } else {
+                let (end, start) = (unit_at(h), unit_at(total_units - t));
+                let mut out = with_notice(input[..end].to_vec(), Some(middle(total_units - h - t, name)));
+                out.extend_from_slice(&input[start..]);
+                (out, None, Some(Region { after_byte: end, before_byte: start, ..Region::ALL }))
             }
         }
         CapSpec::HeadLines { limit, offset } => {
             let (k, n) = (offset as usize, limit as usize);
             if k >= total_lines {
-                return with_notice(
-                    Vec::new(),
-                    Some(format!("... (offset {k} is past the end, input has {total_lines} lines)")),
-                );
+                let notice = format!("... (offset {k} is past the end, input has {total_lines} lines)");
+                (Vec::new(), Some(notice), None)
+            } else {
+                let b = (k + n).min(total_lines);
+                let cut = b < total_lines;
+                let notice = cut.then(|| {
+                    format!("... (truncated, showing lines {}-{b} of {total_lines}, next offset {b})", k + 1)
+                });
+                (window(k, b), notice, cut.then_some(Region { after_line: b, ..Region::ALL }))
             }
-            let b = (k + n).min(total_lines);
-            let notice = (b < total_lines).then(|| {
-                format!("... (truncated, showing lines {}-{b} of {total_lines}, next offset {b})", k + 1)
-            });
-            with_notice(window(k, b), notice)
+        }
+        CapSpec::TailLines(n) => {
+            let n = n as usize;
+            if total_lines <= n {
+                (window(0, total_lines), None, None)
+            } else {
+                let first = total_lines - n;
+                let notice = format!("... (truncated, showing last {n} lines)");
+                (
+                    window(first, total_lines),
+                    Some(notice),
+                    Some(Region { before_line: first + 1, ..Region::ALL }),
+                )
+            }
+        }
+        CapSpec::HeadTailLines(h, t) => {
+            let (h, t) = (h as usize, t as usize);
+            if total_lines <= h + t {
+                (window(0, total_lines), None, None)
+            } else {
+                let mut out = with_notice(window(0, h), Some(middle(total_lines - h - t, "lines")));
+                out.extend(window(total_lines - t, total_lines));
+                let region = Region { after_line: h, before_line: total_lines - t + 1, ..Region::ALL };
+                (out, None, Some(region))
+            }
         }
         CapSpec::MaxMatches(n) => {
             let n = n as usize;
-            let notice = (total_lines > n).then(|| format!("... ({total_lines} total, showing first {n})"));
-            with_notice(window(0, n.min(total_lines)), notice)
+            let hits: Vec<usize> = match &config.pattern {
+                None => (0..total_lines).collect(),
+                Some(p) => {
+                    let matcher = p.matcher().expect("test patterns are valid");
+                    (0..total_lines).filter(|&i| matcher.is_match(content(lines[i]))).collect()
+                }
+            };
+            if hits.is_empty() {
+                return with_notice(Vec::new(), Some("No matches found.".into()));
+            }
+            let out = hits.iter().take(n).flat_map(|&i| shaped(i)).collect();
+            let notice = (hits.len() > n).then(|| format!("... ({} total, showing first {n})", hits.len()));
+            (out, notice, None)
         }
+    };
+    let mut out = with_notice(out, notice);
+    if let (Some(keep), Some(cut)) = (&config.keep, cut) {
+        out = with_rescued(out, &lines, cut, keep, config);
     }
+    out
+}
+
+/// The rescued lines of `--keep` after the output.
+fn with_rescued(
+    mut out: Vec<u8>,
+    lines: &[&[u8]],
+    cut: Region,
+    keep: &capout::Keep,
+    config: &Config,
+) -> Vec<u8> {
+    let matcher = capout::Pattern { text: keep.pattern.clone(), fixed: false }.matcher().unwrap();
+    let width = config.max_line.unwrap_or(2000) as usize;
+    let mut start = 0;
+    let mut rescued = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let end = start + line.len();
+        if cut.holds(i + 1, start, end) && matcher.is_match(content(line)) {
+            let body = content(line);
+            let body_units = units(body, config.unit);
+            let mut text = format!("{}:", i + 1).into_bytes();
+            if body_units.len() > width {
+                text.extend_from_slice(&body[..body_units[width - 1].1]);
+                let unit = unit_name(config.unit);
+                text.extend_from_slice(format!(" ... (line truncated to {width} {unit})").as_bytes());
+            } else {
+                text.extend_from_slice(body);
+            }
+            rescued.push(text);
+        }
+        start = end;
+    }
+    if rescued.is_empty() {
+        return out;
+    }
+    let (m, k) = (rescued.len(), keep.max as usize);
+    let header = if m > k {
+        format!("... (cut lines matching {}: {m}, showing first {k})", keep.pattern)
+    } else {
+        format!("... (cut lines matching {}: {m})", keep.pattern)
+    };
+    out = with_notice(out, Some(header));
+    for text in rescued.into_iter().take(k) {
+        out.extend_from_slice(&text);
+        out.push(b'\n');
+    }
+    out
 }
 
 fn random_config(rng: &mut Rng) -> Config {
-    let n = 1 + rng.below(12);
-    let cap = match rng.below(4) {
-        0 => CapSpec::TailChars(n),
-        1 => CapSpec::HeadChars(n),
-        2 => CapSpec::HeadLines { limit: n, offset: rng.below(6) },
-        _ => CapSpec::MaxMatches(n),
+    let (a, b) = (1 + rng.below(12), 1 + rng.below(12));
+    let cap = match rng.below(7) {
+        0 => CapSpec::TailChars(a),
+        1 => CapSpec::HeadChars(a),
+        2 => CapSpec::HeadLines { limit: a, offset: rng.below(6) },
+        3 => CapSpec::TailLines(a),
+        4 => CapSpec::HeadTailLines(a % 4 + 1, b % 4 + 1),
+        5 => CapSpec::HeadTailChars(a, b),
+        _ => CapSpec::MaxMatches(a),
     };
-    let line_cap = matches!(cap, CapSpec::HeadLines { .. } | CapSpec::MaxMatches(_));
+    let matches = matches!(cap, CapSpec::MaxMatches(_));
+    let pattern = (matches && rng.below(3) != 0).then(|| {
+        const PATTERNS: &[(&str, bool)] = &[
+            ("a", false),
+            ("^b", false),
+            ("z$", false),
+            ("[\u{e9}\u{20ac}]", false),
+            ("yz", true),
+            ("\u{e9}", true),
+        ];
+        let (text, fixed) = PATTERNS[rng.below(PATTERNS.len() as u64) as usize];
+        capout::Pattern { text: text.into(), fixed }
+    });
+    let keep = (!matches && rng.below(2) == 0).then(|| {
+        const KEEP: &[&str] = &["a", "^x", "\u{20ac}", "b$"];
+        capout::Keep { pattern: KEEP[rng.below(KEEP.len() as u64) as usize].into(), max: rng.below(4) }
+    });
     Config {
         cap,
+        pattern,
         unit: if rng.below(4) == 0 { Unit::Bytes } else { Unit::Chars },
-        max_line: if line_cap && rng.below(2) == 0 { Some(1 + rng.below(6)) } else { None },
-        line_numbers: line_cap && rng.below(3) == 0,
+        max_line: if rng.below(2) == 0 { Some(1 + rng.below(6)) } else { None },
+        line_numbers: cap.is_line_cap() && rng.below(3) == 0,
+        strip_ansi: rng.below(3) == 0,
+        collapse_cr: rng.below(3) == 0,
+        keep,
         notice: NoticeTarget::Stdout,
         read_size: 1,
     }

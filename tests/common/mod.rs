@@ -68,6 +68,15 @@ impl Rng {
             b"\xc0",
             b"\xff",
             b"\xed\xa0\x80",
+            b"\x1b[31m",
+            b"\x1b[0m",
+            b"\x1b]0;title\x07",
+            b"\x1b]8;;x\x1b\\",
+            b"\x1b(B",
+            b"\x1b[",
+            b"\x07",
+            b"[",
+            b"]",
             b" ",
         ];
         let mut out = Vec::new();
