@@ -1,10 +1,16 @@
-//! The command line: clap's parser and its validation into a [`Config`].
-//! No I/O happens here.
+//! The command line: clap's parser, `CAPOUT_OPTS`, and their validation
+//! into a [`Config`]. Nothing is read or written here.
+
+use std::ffi::OsString;
+use std::io::IsTerminal;
+use std::path::PathBuf;
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, ValueEnum};
+use clap_complete::Shell;
 
-use crate::{CapSpec, Config, Keep, NoticeTarget, Pattern, Unit};
+use crate::notice::Template;
+use crate::{CapSpec, Config, Keep, NoticeTarget, Pattern, SaveTo, Unit};
 
 /// The per-line cap of the line caps when `--max-line-chars` is not given.
 pub const DEFAULT_MAX_LINE: u64 = 2000;
@@ -83,9 +89,37 @@ pub struct Args {
     #[arg(long, value_name = "K", allow_negative_numbers = true)]
     keep_max: Option<u64>,
 
-    /// Where notices go
-    #[arg(long, value_enum, value_name = "WHERE", default_value_t = NoticeArg::Stdout)]
-    notice: NoticeArg,
+    /// Where notices go [default: stdout]
+    #[arg(long, value_enum, value_name = "WHERE")]
+    notice: Option<NoticeArg>,
+
+    #[arg(
+        long,
+        value_name = "TEMPLATE",
+        allow_hyphen_values = true,
+        help = "Word the notice with TEMPLATE: {shown} {limit} {total} {omitted} {unit} {first} {last} {next_offset} {saved}"
+    )]
+    notice_format: Option<String>,
+
+    /// Print one JSON object instead of text
+    #[arg(long)]
+    json: bool,
+
+    /// Also write the whole input, uncut, to FILE
+    #[arg(long, value_name = "FILE", conflicts_with = "save_dir")]
+    save: Option<PathBuf>,
+
+    /// Also write the whole input to a new DIR/capout-XXXXXX.log, removed when nothing was cut
+    #[arg(long, value_name = "DIR")]
+    save_dir: Option<PathBuf>,
+
+    /// Show a live count of what was read on stderr while a cap holds its output back [default: auto]
+    #[arg(long, value_enum, value_name = "WHEN")]
+    progress: Option<When>,
+
+    /// Print a completion script for SHELL and exit
+    #[arg(long, value_name = "SHELL", value_parser = ["bash", "zsh", "fish", "elvish"])]
+    completions: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -95,13 +129,80 @@ enum NoticeArg {
     None,
 }
 
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum When {
+    Auto,
+    Always,
+    Never,
+}
+
+/// What the command line asks for.
+#[derive(Debug)]
+pub enum Action {
+    /// Cap the input.
+    Run(Config),
+    /// Print a completion script.
+    Completions(Shell),
+}
+
 fn cap_value() -> clap::builder::RangedU64ValueParser<u64> {
     clap::value_parser!(u64).range(1..)
 }
 
 impl Args {
-    /// Checks what clap cannot: how caps and options combine.
-    pub fn into_config(self) -> Result<Config, clap::Error> {
+    /// What the arguments ask for.
+    pub fn into_action(self) -> Result<Action, clap::Error> {
+        match self.completions.as_deref() {
+            Some(name) => {
+                name.parse().map(Action::Completions).map_err(|e: String| invalid("--completions", &e))
+            }
+            None => self.into_config().map(Action::Run),
+        }
+    }
+
+    /// Fills in what this command line leaves open from `defaults`, the
+    /// options of `CAPOUT_OPTS`: a later option wins over an earlier, and
+    /// a cap here replaces all the caps there.
+    fn over(self, defaults: Args) -> Args {
+        let has_cap = [self.tail_chars, self.head_chars, self.head_lines, self.tail_lines, self.max_matches]
+            .iter()
+            .any(Option::is_some);
+        let caps = if has_cap { &self } else { &defaults };
+        let (tail_chars, head_lines, max_matches, head_chars, tail_lines) =
+            (caps.tail_chars, caps.head_lines, caps.max_matches, caps.head_chars, caps.tail_lines);
+        let (save, save_dir) = if self.save.is_some() || self.save_dir.is_some() {
+            (self.save, self.save_dir)
+        } else {
+            (defaults.save, defaults.save_dir)
+        };
+        Args {
+            tail_chars,
+            head_lines,
+            max_matches,
+            head_chars,
+            tail_lines,
+            offset: if has_cap { self.offset } else { self.offset.or(defaults.offset) },
+            pattern: self.pattern.or(defaults.pattern),
+            fixed_strings: self.fixed_strings || defaults.fixed_strings,
+            max_line_chars: self.max_line_chars.or(defaults.max_line_chars),
+            bytes: self.bytes || defaults.bytes,
+            line_numbers: self.line_numbers || defaults.line_numbers,
+            strip_ansi: self.strip_ansi || defaults.strip_ansi,
+            collapse_cr: self.collapse_cr || defaults.collapse_cr,
+            keep: self.keep.or(defaults.keep),
+            keep_max: self.keep_max.or(defaults.keep_max),
+            notice: self.notice.or(defaults.notice),
+            notice_format: self.notice_format.or(defaults.notice_format),
+            json: self.json || defaults.json,
+            save,
+            save_dir,
+            progress: self.progress.or(defaults.progress),
+            completions: self.completions,
+        }
+    }
+
+    /// The config, checking what clap cannot: how caps and options combine.
+    fn into_config(self) -> Result<Config, clap::Error> {
         let cap = self.cap()?;
         let named = |name: &str| matches!((name, cap), ("--head-lines", CapSpec::HeadLines { .. }));
         if self.offset.is_some() && !named("--head-lines") {
@@ -140,6 +241,16 @@ impl Args {
             Some(w) => Some(w),
             None => cap.is_line_cap().then_some(DEFAULT_MAX_LINE),
         };
+        let template = match self.notice_format.as_deref().map(Template::parse) {
+            Some(Err(e)) => return Err(invalid("--notice-format", &e)),
+            Some(Ok(t)) => Some(t),
+            None => None,
+        };
+        let save = match (self.save, self.save_dir) {
+            (Some(file), _) => Some(SaveTo::File(file)),
+            (None, Some(dir)) => Some(SaveTo::Dir(dir)),
+            (None, None) => None,
+        };
         Ok(Config {
             cap,
             pattern,
@@ -150,9 +261,17 @@ impl Args {
             collapse_cr: self.collapse_cr,
             keep,
             notice: match self.notice {
-                NoticeArg::Stdout => NoticeTarget::Stdout,
-                NoticeArg::Stderr => NoticeTarget::Stderr,
-                NoticeArg::None => NoticeTarget::None,
+                None | Some(NoticeArg::Stdout) => NoticeTarget::Stdout,
+                Some(NoticeArg::Stderr) => NoticeTarget::Stderr,
+                Some(NoticeArg::None) => NoticeTarget::None,
+            },
+            template,
+            json: self.json,
+            save,
+            progress: match self.progress {
+                None | Some(When::Auto) => std::io::stderr().is_terminal(),
+                Some(When::Always) => true,
+                Some(When::Never) => false,
             },
             ..Config::default()
         })
@@ -195,27 +314,88 @@ fn usage(message: String) -> clap::Error {
     Args::command().error(ErrorKind::ArgumentConflict, message)
 }
 
-/// Parses the process's arguments into a config; on a usage error, prints
-/// it and exits with status 2 (0 for `--help` and `--version`).
-pub fn parse() -> Config {
-    Args::parse().into_config().unwrap_or_else(|e| e.exit())
+/// Parses the process's arguments and `CAPOUT_OPTS`; on a usage error,
+/// prints it and exits with status 2 (0 for `--help` and `--version`).
+pub fn parse() -> Action {
+    let opts = std::env::var_os("CAPOUT_OPTS");
+    try_parse(std::env::args_os(), opts.as_deref().and_then(|o| o.to_str())).unwrap_or_else(|e| e.exit())
 }
 
-/// Parses `args` (the first is the program's name) into a config.
-pub fn try_parse<I, T>(args: I) -> Result<Config, clap::Error>
+/// Parses `args` (the first is the program's name) over the default
+/// options `opts` (the value of `CAPOUT_OPTS`).
+pub fn try_parse<I, T>(args: I, opts: Option<&str>) -> Result<Action, clap::Error>
 where
     I: IntoIterator<Item = T>,
-    T: Into<std::ffi::OsString> + Clone,
+    T: Into<OsString> + Clone,
 {
-    Args::try_parse_from(args)?.into_config()
+    let args = Args::try_parse_from(args)?;
+    let defaults = match opts {
+        None => None,
+        Some(opts) => {
+            let words = shlex::split(opts).ok_or_else(|| {
+                Args::command().error(ErrorKind::InvalidValue, "CAPOUT_OPTS: unbalanced quotes")
+            })?;
+            let parsed = Args::try_parse_from(std::iter::once("capout".to_owned()).chain(words));
+            Some(parsed.map_err(from_capout_opts)?)
+        }
+    };
+    match defaults {
+        Some(defaults) if defaults.completions.is_some() => {
+            Err(Args::command()
+                .error(ErrorKind::ArgumentConflict, "CAPOUT_OPTS: --completions is not a default"))
+        }
+        Some(defaults) => args.over(defaults).into_action(),
+        None => args.into_action(),
+    }
+}
+
+/// The clap command, for `--completions` and the tests.
+pub fn command() -> clap::Command {
+    Args::command()
+}
+
+/// Says that a usage error came from `CAPOUT_OPTS`.
+fn from_capout_opts(e: clap::Error) -> clap::Error {
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        return e;
+    }
+    let text = e.render().to_string();
+    let first = text.lines().next().unwrap_or_default();
+    let message = first.strip_prefix("error: ").unwrap_or(first);
+    Args::command().error(e.kind(), format!("in CAPOUT_OPTS: {message}"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn config(args: &[&str], opts: Option<&str>) -> Result<Config, ErrorKind> {
+        match try_parse(std::iter::once("capout").chain(args.iter().copied()), opts) {
+            Ok(Action::Run(config)) => Ok(config),
+            Ok(Action::Completions(_)) => panic!("not a run"),
+            Err(e) => Err(e.kind()),
+        }
+    }
+
     fn cap(args: &[&str]) -> Result<CapSpec, ErrorKind> {
-        try_parse(std::iter::once("capout").chain(args.iter().copied())).map(|c| c.cap).map_err(|e| e.kind())
+        config(args, None).map(|c| c.cap)
+    }
+
+    #[test]
+    fn capout_opts_are_defaults() {
+        let c = config(&["--bytes"], Some("-n 5 --notice 'stderr' --max-line-chars 7")).unwrap();
+        assert_eq!(
+            (c.cap, c.unit, c.notice, c.max_line),
+            (CapSpec::HeadLines { limit: 5, offset: 0 }, Unit::Bytes, NoticeTarget::Stderr, Some(7))
+        );
+        // A cap on the command line replaces every cap of CAPOUT_OPTS.
+        let c = config(&["-c", "9"], Some("-n 5 --tail-lines 3 --notice none")).unwrap();
+        assert_eq!((c.cap, c.notice), (CapSpec::TailChars(9), NoticeTarget::None));
+        // A later option wins.
+        let c = config(&["--notice", "stdout"], Some("--notice none")).unwrap();
+        assert_eq!(c.notice, NoticeTarget::Stdout);
+        assert_eq!(config(&[], Some("-c 0")).map(|_| ()), Err(ErrorKind::ValueValidation));
+        assert_eq!(config(&[], Some("-c '5")).map(|_| ()), Err(ErrorKind::InvalidValue));
     }
 
     #[test]

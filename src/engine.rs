@@ -5,7 +5,9 @@ use std::io::{self, Read};
 use crate::caps::{Cap, Outcome};
 use crate::count::Totals;
 use crate::output::Output;
+use crate::progress::Progress;
 use crate::rescue::Rescuer;
+use crate::save::Saver;
 use crate::transform::Transforms;
 use crate::utf8;
 
@@ -44,25 +46,56 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// Reads `input` to its end in reads of `read_size` bytes, feeding `cap`
-/// (and `rescuer`) the transformed stream.
+/// What the stream goes through besides the cap.
+#[derive(Debug)]
+pub struct Stages {
+    /// `--strip-ansi`, `--collapse-cr`.
+    pub transforms: Transforms,
+    /// `--keep`.
+    pub rescuer: Option<Rescuer>,
+    /// `--save`, `--save-dir`: gets the raw input.
+    pub saver: Option<Saver>,
+    /// `--progress`.
+    pub progress: Option<Progress>,
+    /// Bytes asked of each read.
+    pub read_size: usize,
+}
+
+impl Default for Stages {
+    fn default() -> Self {
+        Stages {
+            transforms: Transforms::default(),
+            rescuer: None,
+            saver: None,
+            progress: None,
+            read_size: READ_SIZE,
+        }
+    }
+}
+
+/// Reads `input` to its end, feeding `cap` (and the stages) the stream.
 pub fn pass(
     cap: &mut dyn Cap,
     input: impl Read,
-    transforms: Transforms,
-    mut rescuer: Option<&mut Rescuer>,
+    stages: &mut Stages,
     out: &mut Output,
-    read_size: usize,
 ) -> Result<Pass, Error> {
     let mut totals = Totals::default();
-    let mut pieces = Pieces::new(input, transforms, read_size);
+    let Stages { transforms, rescuer, saver, progress, read_size } = stages;
+    let mut pieces = Pieces::new(input, transforms, saver.as_mut(), *read_size);
     while let Some(piece) = pieces.next().map_err(Error::Read)? {
         totals.add(piece);
-        if let Some(rescuer) = rescuer.as_deref_mut() {
+        if let Some(rescuer) = rescuer {
             rescuer.feed(piece, &totals);
         }
         cap.feed(piece, &totals, out).map_err(Error::Write)?;
         out.flush().map_err(Error::Write)?;
+        if let Some(progress) = progress {
+            progress.tick(&totals, out.err()).map_err(Error::Write)?;
+        }
+    }
+    if let Some(progress) = progress {
+        progress.finish(out.err()).map_err(Error::Write)?;
     }
     let outcome = cap.finish(&totals, out).map_err(Error::Write)?;
     let matches = cap.matches(&totals);
@@ -71,9 +104,10 @@ pub fn pass(
 
 /// The input as pieces that begin and end on character boundaries: the
 /// bytes of a character split by a read are held back until the next one.
-struct Pieces<R> {
+struct Pieces<'a, R> {
     input: R,
-    transforms: Transforms,
+    transforms: &'a mut Transforms,
+    saver: Option<&'a mut Saver>,
     /// Without transforms, reads land here, behind the bytes held back.
     /// With them, the raw read lands here and its transformed bytes go to
     /// `transformed`, behind the bytes held back.
@@ -85,11 +119,11 @@ struct Pieces<R> {
     done: bool,
 }
 
-impl<R: Read> Pieces<R> {
-    fn new(input: R, transforms: Transforms, read_size: usize) -> Self {
+impl<'a, R: Read> Pieces<'a, R> {
+    fn new(input: R, transforms: &'a mut Transforms, saver: Option<&'a mut Saver>, read_size: usize) -> Self {
         // Three spare bytes hold a character's start carried over.
         let buf = vec![0; read_size.max(1) + if transforms.any() { 0 } else { 3 }];
-        Pieces { input, transforms, buf, transformed: Vec::new(), filled: 0, held: 0, done: false }
+        Pieces { input, transforms, saver, buf, transformed: Vec::new(), filled: 0, held: 0, done: false }
     }
 
     /// The next piece; the last one (possibly empty) is whatever was held
@@ -100,6 +134,9 @@ impl<R: Read> Pieces<R> {
         }
         let data: &[u8] = if self.transforms.any() {
             let n = read(&mut self.input, &mut self.buf)?;
+            if let Some(saver) = &mut self.saver {
+                saver.write(&self.buf[..n]);
+            }
             // Keep only the held bytes at the front of the transformed buffer.
             let consumed = self.transformed.len() - self.held;
             self.transformed.drain(..consumed);
@@ -113,6 +150,9 @@ impl<R: Read> Pieces<R> {
         } else {
             self.buf.copy_within(self.filled - self.held..self.filled, 0);
             let n = read(&mut self.input, &mut self.buf[self.held..])?;
+            if let Some(saver) = &mut self.saver {
+                saver.write(&self.buf[self.held..self.held + n]);
+            }
             self.done = n == 0;
             self.filled = self.held + n;
             &self.buf[..self.filled]

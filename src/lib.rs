@@ -11,25 +11,34 @@ pub mod caps;
 pub mod cli;
 pub mod count;
 pub mod engine;
+pub mod json;
 pub mod matcher;
 pub mod notice;
 pub mod output;
+pub mod progress;
 pub mod rescue;
 pub mod ring;
+pub mod save;
 pub mod transform;
 pub mod utf8;
 
 use std::io::{Read, Write};
+use std::path::PathBuf;
 
 use caps::{
     Cap, HeadLines, HeadTailChars, HeadTailLines, HeadUnits, LineShaper, Matches, Outcome, TailLines,
     TailUnits,
 };
 pub use count::{Totals, Unit};
-pub use engine::Error;
+use engine::Stages;
 use matcher::Matcher;
+use notice::{Renderer, Template};
 pub use output::NoticeTarget;
+use output::Output;
+use progress::Progress;
 use rescue::{Head, Rescuer, Tail};
+use save::Saver;
+pub use save::{SaveError, SaveTo};
 
 /// The cap chosen on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,6 +136,14 @@ pub struct Config {
     pub keep: Option<Keep>,
     /// Where notices go.
     pub notice: NoticeTarget,
+    /// `--notice-format`.
+    pub template: Option<Template>,
+    /// Print one JSON object instead of text.
+    pub json: bool,
+    /// Where to save the whole input.
+    pub save: Option<SaveTo>,
+    /// Show a live count on stderr while a cap holds its output back.
+    pub progress: bool,
     /// Bytes asked of each read.
     pub read_size: usize,
 }
@@ -143,9 +160,24 @@ impl Default for Config {
             collapse_cr: false,
             keep: None,
             notice: NoticeTarget::Stdout,
+            template: None,
+            json: false,
+            save: None,
+            progress: false,
             read_size: engine::READ_SIZE,
         }
     }
+}
+
+/// How the input ended: for a command, how the command ended.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Ending {
+    /// The status capout exits with: 0 in filter mode, else the command's.
+    pub exit_code: i32,
+    /// The signal that killed the command.
+    pub signal: Option<i32>,
+    /// The `--timeout` that stopped the command, as given.
+    pub timed_out: Option<String>,
 }
 
 /// What a run did.
@@ -157,7 +189,45 @@ pub struct Report {
     pub truncated: bool,
     /// Matching lines, for `--max-matches`.
     pub matches: Option<u64>,
+    /// How the input ended.
+    pub ending: Ending,
+    /// The file the whole input was saved to and left behind.
+    pub saved_to: Option<PathBuf>,
+    /// Saving the input failed part way; the output was still written.
+    pub save_error: Option<SaveError>,
 }
+
+/// Why a run stopped short.
+#[derive(Debug)]
+pub enum Error {
+    /// Reading the input failed.
+    Read(std::io::Error),
+    /// Writing the output failed.
+    Write(std::io::Error),
+    /// The file to save the input to could not be created.
+    Save(SaveError),
+}
+
+impl From<engine::Error> for Error {
+    fn from(e: engine::Error) -> Self {
+        match e {
+            engine::Error::Read(e) => Error::Read(e),
+            engine::Error::Write(e) => Error::Write(e),
+        }
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Read(e) => write!(f, "error reading input: {e}"),
+            Error::Write(e) => write!(f, "error writing output: {e}"),
+            Error::Save(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
 
 /// Reads `input` to its end and writes what the cap keeps to `out`, and
 /// the notices to `out` or `err` as the config says.
@@ -167,32 +237,86 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Report, Error> {
-    let mut output = output::Output::new(out, err, config.notice, notice::Renderer::default());
+    run_with(config, input, out, err, |_| Ending::default())
+}
+
+/// [`run`], where `end` is asked how the input ended once it is read to
+/// its end: a command's reader waits for the command there.
+pub fn run_with<R: Read>(
+    config: &Config,
+    mut input: R,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    end: impl FnOnce(&mut R) -> Ending,
+) -> Result<Report, Error> {
+    let saver = config.save.as_ref().map(Saver::create).transpose().map_err(Error::Save)?;
+    let renderer = Renderer {
+        template: config.template.clone(),
+        saved: saver.as_ref().map(|s| s.path().display().to_string()),
+    };
+    let (mut output, json_out) = if config.json {
+        (Output::collecting(err, renderer), Some(out))
+    } else {
+        (Output::new(out, err, config.notice, renderer), None)
+    };
     let mut cap = build_cap(config);
-    let mut rescuer = build_rescuer(config);
-    let transforms = transform::Transforms::new(config.strip_ansi, config.collapse_cr);
-    let pass =
-        engine::pass(cap.as_mut(), input, transforms, rescuer.as_mut(), &mut output, config.read_size)?;
+    let mut stages = Stages {
+        transforms: transform::Transforms::new(config.strip_ansi, config.collapse_cr),
+        rescuer: build_rescuer(config),
+        saver,
+        progress: (config.progress && (config.json || holds_back(config.cap))).then(Progress::default),
+        read_size: config.read_size,
+    };
+    let pass = engine::pass(cap.as_mut(), &mut input, &mut stages, &mut output)?;
+    let ending = end(&mut input);
+    let write = Error::Write;
     let truncated = match &pass.outcome {
         Outcome::Whole => false,
         Outcome::Nothing(line) => {
-            output.notice(line.as_bytes()).map_err(Error::Write)?;
+            output.notice(line.as_bytes()).map_err(write)?;
             false
         }
         Outcome::Cut(kind, facts) => {
             let line = output.render(*kind, facts);
-            output.notice(line.as_bytes()).map_err(Error::Write)?;
+            output.notice(line.as_bytes()).map_err(write)?;
             true
         }
         Outcome::Middle(_) => true,
     };
-    if let Some(rescuer) = rescuer.filter(|_| truncated) {
+    if let Some(duration) = &ending.timed_out {
+        output.notice(notice::timed_out(duration).as_bytes()).map_err(write)?;
+    }
+    if let Some(rescuer) = stages.rescuer.filter(|_| truncated) {
         for line in rescuer.finish(&pass.totals, &cap.cut(&pass.totals)) {
-            output.notice(&line).map_err(Error::Write)?;
+            output.notice(&line).map_err(write)?;
         }
     }
-    output.finish().map_err(Error::Write)?;
-    Ok(Report { totals: pass.totals, truncated, matches: pass.matches })
+    let (saved_to, save_error) = match stages.saver.map(|s| s.finish(truncated)) {
+        None => (None, None),
+        Some(Ok(path)) => (path, None),
+        Some(Err(e)) => (None, Some(e)),
+    };
+    let report =
+        Report { totals: pass.totals, truncated, matches: pass.matches, ending, saved_to, save_error };
+    output.finish().map_err(write)?;
+    if let Some(out) = json_out {
+        let (data, notices) = output.into_collected();
+        writeln!(out, "{}", json::render(config, &report, &data, &notices)).map_err(write)?;
+        out.flush().map_err(write)?;
+    }
+    Ok(report)
+}
+
+/// Whether the cap writes its output only at the end, so a live count
+/// helps on a long input.
+fn holds_back(cap: CapSpec) -> bool {
+    matches!(
+        cap,
+        CapSpec::TailChars(_)
+            | CapSpec::TailLines(_)
+            | CapSpec::HeadTailLines(..)
+            | CapSpec::HeadTailChars(..)
+    )
 }
 
 fn build_cap(config: &Config) -> Box<dyn Cap> {

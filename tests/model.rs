@@ -12,7 +12,7 @@
 
 mod common;
 
-use capout::{CapSpec, Config, NoticeTarget, Unit};
+use capout::{CapSpec, Config, Unit};
 use common::{Chunked, Rng};
 
 /// The characters of `input` as byte ranges, by std's lossy decoding.
@@ -377,8 +377,8 @@ fn random_config(rng: &mut Rng) -> Config {
         strip_ansi: rng.below(3) == 0,
         collapse_cr: rng.below(3) == 0,
         keep,
-        notice: NoticeTarget::Stdout,
         read_size: 1,
+        ..Config::default()
     }
 }
 
