@@ -304,3 +304,23 @@ fn help_and_version_exit_0() {
     capout().arg("--help").assert().success();
     capout().arg("--version").assert().success().stdout(format!("capout {}\n", env!("CARGO_PKG_VERSION")));
 }
+
+#[test]
+fn the_man_page_documents_every_long_option_of_help() {
+    let help = capout().arg("--help").output().unwrap().stdout;
+    let help = String::from_utf8(help).unwrap();
+    let man = include_str!("../man/capout.1").replace("\\-", "-");
+    let mut options: Vec<&str> = help
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|word| word.starts_with("--") && word.len() > 2)
+        .collect();
+    options.sort_unstable();
+    options.dedup();
+    assert!(options.len() > 20, "--help lists the options: {options:?}");
+    for option in options {
+        let documented = man.match_indices(option).any(|(i, _)| {
+            !man[i + option.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-')
+        });
+        assert!(documented, "man/capout.1 lacks {option}");
+    }
+}
