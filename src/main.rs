@@ -1,6 +1,8 @@
 //! The `capout` binary: parse, run, map the outcome to an exit status.
 
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
+use std::os::fd::AsFd;
 use std::process::ExitCode;
 
 use capout::Error;
@@ -16,7 +18,13 @@ fn main() -> ExitCode {
     };
     let mut out = BufWriter::with_capacity(capout::engine::READ_SIZE, io::stdout().lock());
     let mut err = io::stderr().lock();
-    match capout::run(&config, io::stdin().lock(), &mut out, &mut err) {
+    // Read fd 0 as a plain file: std's Stdin would take an unreadable
+    // stdin (EBADF) for an empty one, and adds a buffer of its own.
+    let stdin = match io::stdin().as_fd().try_clone_to_owned() {
+        Ok(fd) => File::from(fd),
+        Err(e) => return fail(&mut err, &Error::Read(e)),
+    };
+    match capout::run(&config, stdin, &mut out, &mut err) {
         Ok(report) => match report.save_error {
             Some(e) => fail(&mut err, &e),
             None => ExitCode::from(u8::try_from(report.ending.exit_code).unwrap_or(1)),

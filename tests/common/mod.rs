@@ -1,6 +1,8 @@
 //! Helpers shared by the test suites.
 #![allow(dead_code)]
 
+pub mod model;
+
 use std::io::{self, Read};
 
 /// A reader that hands out its data in reads of the given sizes, in turn.
