@@ -19,6 +19,7 @@ pub mod progress;
 pub mod rescue;
 pub mod ring;
 pub mod save;
+pub mod seek;
 pub mod transform;
 pub mod utf8;
 

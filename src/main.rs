@@ -20,10 +20,12 @@ fn main() -> ExitCode {
     let mut err = io::stderr().lock();
     // Read fd 0 as a plain file: std's Stdin would take an unreadable
     // stdin (EBADF) for an empty one, and adds a buffer of its own.
-    let stdin = match io::stdin().as_fd().try_clone_to_owned() {
+    let mut stdin = match io::stdin().as_fd().try_clone_to_owned() {
         Ok(fd) => File::from(fd),
         Err(e) => return fail(&mut err, &Error::Read(e)),
     };
+    // A file that cannot seek is read from where it is.
+    let _ = capout::seek::skip_to_tail(&mut stdin, &config);
     match capout::run(&config, stdin, &mut out, &mut err) {
         Ok(report) => match report.save_error {
             Some(e) => fail(&mut err, &e),

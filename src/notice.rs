@@ -144,6 +144,17 @@ impl Template {
         Ok(Template { parts })
     }
 
+    /// Whether the template speaks of the totals of the input, which only
+    /// a read of all of it can tell.
+    pub fn needs_totals(&self) -> bool {
+        self.parts.iter().any(|p| {
+            matches!(
+                p,
+                Part::Field(Field::Total | Field::Omitted | Field::First | Field::Last | Field::NextOffset)
+            )
+        })
+    }
+
     /// Fills in the placeholders.
     pub fn render(&self, facts: &Facts) -> String {
         let mut out = String::new();
