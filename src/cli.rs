@@ -1,19 +1,25 @@
-//! The command line: clap's parser and its validation into a [`Config`].
-//! No I/O happens here.
+//! The command line: clap's parser, `CAPOUT_OPTS`, and their validation
+//! into a [`Config`]. Nothing is read or written here.
 
 use std::ffi::OsString;
+use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, ValueEnum};
+use clap_complete::Shell;
 
 use crate::command::{CommandSpec, Timeout};
-use crate::{CapSpec, Config, NoticeTarget, Unit};
+use crate::notice::Template;
+use crate::{CapSpec, Config, Keep, NoticeTarget, Pattern, SaveTo, Unit};
 
 /// The per-line cap of the line caps when `--max-line-chars` is not given.
 pub const DEFAULT_MAX_LINE: u64 = 2000;
 /// The cap when none is given: `--tail-chars 5000`.
 pub const DEFAULT_TAIL_CHARS: u64 = 5000;
+/// Rescued lines shown at most when `--keep-max` is not given.
+pub const DEFAULT_KEEP_MAX: u64 = 20;
 /// How long after SIGTERM a timed-out command gets SIGKILL when
 /// `--kill-after` is not given.
 pub const DEFAULT_KILL_AFTER: Duration = Duration::from_secs(5);
@@ -47,9 +53,21 @@ pub struct Args {
     #[arg(short = 'm', long, value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
     max_matches: Option<u64>,
 
-    /// Keep the first N characters
+    /// Keep the first N characters (with --tail-chars: both ends)
     #[arg(long, value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
     head_chars: Option<u64>,
+
+    /// Keep the last N lines (with --head-lines: both ends)
+    #[arg(long, value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
+    tail_lines: Option<u64>,
+
+    /// With --max-matches: count only lines matching REGEX
+    #[arg(short = 'e', long, value_name = "REGEX", allow_hyphen_values = true)]
+    pattern: Option<String>,
+
+    /// With --pattern: match it as a literal string
+    #[arg(short = 'F', long)]
+    fixed_strings: bool,
 
     /// Keep W characters of each line, 0 for all [default: 2000 with the line caps]
     #[arg(long, value_name = "W", allow_negative_numbers = true)]
@@ -63,9 +81,49 @@ pub struct Args {
     #[arg(short = 'N', long)]
     line_numbers: bool,
 
-    /// Where notices go
-    #[arg(long, value_enum, value_name = "WHERE", default_value_t = NoticeArg::Stdout)]
-    notice: NoticeArg,
+    /// Remove ANSI escape sequences before counting
+    #[arg(long)]
+    strip_ansi: bool,
+
+    /// Keep only the text after the last carriage return of each line
+    #[arg(long)]
+    collapse_cr: bool,
+
+    /// Show the cut lines that match REGEX after the notice
+    #[arg(long, value_name = "REGEX", allow_hyphen_values = true)]
+    keep: Option<String>,
+
+    /// With --keep: show at most K rescued lines [default: 20]
+    #[arg(long, value_name = "K", allow_negative_numbers = true)]
+    keep_max: Option<u64>,
+
+    /// Where notices go [default: stdout]
+    #[arg(long, value_enum, value_name = "WHERE")]
+    notice: Option<NoticeArg>,
+
+    #[arg(
+        long,
+        value_name = "TEMPLATE",
+        allow_hyphen_values = true,
+        help = "Word the notice with TEMPLATE: {shown} {limit} {total} {omitted} {unit} {first} {last} {next_offset} {saved}"
+    )]
+    notice_format: Option<String>,
+
+    /// Print one JSON object instead of text
+    #[arg(long)]
+    json: bool,
+
+    /// Also write the whole input, uncut, to FILE
+    #[arg(long, value_name = "FILE", conflicts_with = "save_dir")]
+    save: Option<PathBuf>,
+
+    /// Also write the whole input to a new DIR/capout-XXXXXX.log, removed when nothing was cut
+    #[arg(long, value_name = "DIR")]
+    save_dir: Option<PathBuf>,
+
+    /// Show a live count of what was read on stderr while a cap holds its output back [default: auto]
+    #[arg(long, value_enum, value_name = "WHEN")]
+    progress: Option<When>,
 
     /// With a command: stop it after DURATION (30, 30s, 500ms, 2m, 1h; 0 for never) and exit 124
     #[arg(long, value_name = "DURATION", value_parser = duration, allow_negative_numbers = true)]
@@ -78,6 +136,10 @@ pub struct Args {
     /// With a command: leave its stderr on capout's stderr instead of joining it
     #[arg(long)]
     stdout_only: bool,
+
+    /// Print a completion script for SHELL and exit
+    #[arg(long, value_name = "SHELL", value_parser = ["bash", "zsh", "fish", "elvish"])]
+    completions: Option<String>,
 
     /// The command to run and its arguments; everything from COMMAND on is its own
     #[arg(value_name = "COMMAND", trailing_var_arg = true, num_args = 1..)]
@@ -136,58 +198,161 @@ enum NoticeArg {
     None,
 }
 
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum When {
+    Auto,
+    Always,
+    Never,
+}
+
+/// What the command line asks for.
+#[derive(Debug)]
+pub enum Action {
+    /// Cap the input. Boxed: a config is large beside a shell's name.
+    Run(Box<Config>),
+    /// Print a completion script.
+    Completions(Shell),
+}
+
 fn cap_value() -> clap::builder::RangedU64ValueParser<u64> {
     clap::value_parser!(u64).range(1..)
 }
 
 impl Args {
-    /// Checks what clap cannot: how caps and options combine.
-    pub fn into_config(self) -> Result<Config, clap::Error> {
-        let caps: Vec<(&str, u64)> = [
-            ("--tail-chars", self.tail_chars),
-            ("--head-lines", self.head_lines),
-            ("--max-matches", self.max_matches),
-            ("--head-chars", self.head_chars),
-        ]
-        .into_iter()
-        .filter_map(|(name, n)| n.map(|n| (name, n)))
-        .collect();
-        let cap = match caps.as_slice() {
-            [] => CapSpec::TailChars(DEFAULT_TAIL_CHARS),
-            [("--tail-chars", n)] => CapSpec::TailChars(*n),
-            [("--head-chars", n)] => CapSpec::HeadChars(*n),
-            [("--max-matches", n)] => CapSpec::MaxMatches(*n),
-            [("--head-lines", n)] => CapSpec::HeadLines { limit: *n, offset: self.offset.unwrap_or(0) },
-            [(a, _), (b, _), ..] => {
-                return Err(usage(format!("the caps {a} and {b} cannot be used together")));
+    /// What the arguments ask for.
+    pub fn into_action(self) -> Result<Action, clap::Error> {
+        match self.completions.as_deref() {
+            Some(name) => {
+                name.parse().map(Action::Completions).map_err(|e: String| invalid("--completions", &e))
             }
-            [(other, _)] => unreachable!("no cap is named {other}"),
+            None => self.into_config().map(|config| Action::Run(Box::new(config))),
+        }
+    }
+
+    /// Fills in what this command line leaves open from `defaults`, the
+    /// options of `CAPOUT_OPTS`: a later option wins over an earlier, and
+    /// a cap here replaces all the caps there.
+    fn over(self, defaults: Args) -> Args {
+        let has_cap = [self.tail_chars, self.head_chars, self.head_lines, self.tail_lines, self.max_matches]
+            .iter()
+            .any(Option::is_some);
+        let caps = if has_cap { &self } else { &defaults };
+        let (tail_chars, head_lines, max_matches, head_chars, tail_lines) =
+            (caps.tail_chars, caps.head_lines, caps.max_matches, caps.head_chars, caps.tail_lines);
+        let (save, save_dir) = if self.save.is_some() || self.save_dir.is_some() {
+            (self.save, self.save_dir)
+        } else {
+            (defaults.save, defaults.save_dir)
         };
-        if self.offset.is_some() && !matches!(cap, CapSpec::HeadLines { .. }) {
-            return Err(usage("--offset goes with --head-lines".into()));
+        // The options of a command apply from CAPOUT_OPTS only when there
+        // is a command, so that a default timeout leaves filter mode be.
+        let runs = !self.command.is_empty();
+        let timeout = if runs { self.timeout.or(defaults.timeout) } else { self.timeout };
+        let kill_after = self.kill_after.or(defaults.kill_after.filter(|_| runs && timeout.is_some()));
+        Args {
+            tail_chars,
+            head_lines,
+            max_matches,
+            head_chars,
+            tail_lines,
+            offset: if has_cap { self.offset } else { self.offset.or(defaults.offset) },
+            pattern: self.pattern.or(defaults.pattern),
+            fixed_strings: self.fixed_strings || defaults.fixed_strings,
+            max_line_chars: self.max_line_chars.or(defaults.max_line_chars),
+            bytes: self.bytes || defaults.bytes,
+            line_numbers: self.line_numbers || defaults.line_numbers,
+            strip_ansi: self.strip_ansi || defaults.strip_ansi,
+            collapse_cr: self.collapse_cr || defaults.collapse_cr,
+            keep: self.keep.or(defaults.keep),
+            keep_max: self.keep_max.or(defaults.keep_max),
+            notice: self.notice.or(defaults.notice),
+            notice_format: self.notice_format.or(defaults.notice_format),
+            json: self.json || defaults.json,
+            save,
+            save_dir,
+            progress: self.progress.or(defaults.progress),
+            timeout,
+            kill_after,
+            stdout_only: self.stdout_only || (runs && defaults.stdout_only),
+            completions: self.completions,
+            command: self.command,
+        }
+    }
+
+    /// The config, checking what clap cannot: how caps and options combine.
+    fn into_config(self) -> Result<Config, clap::Error> {
+        let cap = self.cap()?;
+        let command = self.command_spec()?;
+        let named = |name: &str| matches!((name, cap), ("--head-lines", CapSpec::HeadLines { .. }));
+        if self.offset.is_some() && !named("--head-lines") {
+            return Err(usage("--offset goes with --head-lines alone".into()));
+        }
+        let matches = matches!(cap, CapSpec::MaxMatches(_));
+        if self.pattern.is_some() && !matches {
+            return Err(usage("--pattern goes with --max-matches".into()));
+        }
+        if self.fixed_strings && self.pattern.is_none() {
+            return Err(usage("--fixed-strings goes with --pattern".into()));
+        }
+        if self.keep.is_some() && matches {
+            return Err(usage("--keep does not go with --max-matches".into()));
+        }
+        if self.keep_max.is_some() && self.keep.is_none() {
+            return Err(usage("--keep-max goes with --keep".into()));
         }
         if self.line_numbers && !cap.is_line_cap() {
             return Err(usage(
                 "--line-numbers goes with a line cap or --max-matches, not a character cap".into(),
             ));
         }
+        let pattern = self.pattern.map(|text| Pattern { text, fixed: self.fixed_strings });
+        if let Some(Err(e)) = pattern.as_ref().map(Pattern::matcher) {
+            return Err(invalid("--pattern", &e));
+        }
+        let keep = self.keep.map(|pattern| Keep { pattern, max: self.keep_max.unwrap_or(DEFAULT_KEEP_MAX) });
+        if let Some(Err(e)) =
+            keep.as_ref().map(|k| Pattern { text: k.pattern.clone(), fixed: false }.matcher())
+        {
+            return Err(invalid("--keep", &e));
+        }
         let max_line = match self.max_line_chars {
             Some(0) => None,
             Some(w) => Some(w),
             None => cap.is_line_cap().then_some(DEFAULT_MAX_LINE),
         };
-        let command = self.command_spec()?;
+        let template = match self.notice_format.as_deref().map(Template::parse) {
+            Some(Err(e)) => return Err(invalid("--notice-format", &e)),
+            Some(Ok(t)) => Some(t),
+            None => None,
+        };
+        let save = match (self.save, self.save_dir) {
+            (Some(file), _) => Some(SaveTo::File(file)),
+            (None, Some(dir)) => Some(SaveTo::Dir(dir)),
+            (None, None) => None,
+        };
         Ok(Config {
             cap,
-            command,
+            pattern,
             unit: if self.bytes { Unit::Bytes } else { Unit::Chars },
             max_line,
             line_numbers: self.line_numbers,
+            strip_ansi: self.strip_ansi,
+            collapse_cr: self.collapse_cr,
+            keep,
             notice: match self.notice {
-                NoticeArg::Stdout => NoticeTarget::Stdout,
-                NoticeArg::Stderr => NoticeTarget::Stderr,
-                NoticeArg::None => NoticeTarget::None,
+                None | Some(NoticeArg::Stdout) => NoticeTarget::Stdout,
+                Some(NoticeArg::Stderr) => NoticeTarget::Stderr,
+                Some(NoticeArg::None) => NoticeTarget::None,
             },
+            template,
+            json: self.json,
+            save,
+            progress: match self.progress {
+                None | Some(When::Auto) => std::io::stderr().is_terminal(),
+                Some(When::Always) => true,
+                Some(When::Never) => false,
+            },
+            command,
             ..Config::default()
         })
     }
@@ -222,33 +387,129 @@ impl Args {
         let program = words.next().unwrap_or_default();
         Ok(Some(CommandSpec { program, args: words.collect(), timeout, stdout_only: self.stdout_only }))
     }
+
+    /// The cap: one of them, or one of the two head+tail pairs.
+    fn cap(&self) -> Result<CapSpec, clap::Error> {
+        let given: Vec<(&str, u64)> = [
+            ("--tail-chars", self.tail_chars),
+            ("--head-chars", self.head_chars),
+            ("--head-lines", self.head_lines),
+            ("--tail-lines", self.tail_lines),
+            ("--max-matches", self.max_matches),
+        ]
+        .into_iter()
+        .filter_map(|(name, n)| n.map(|n| (name, n)))
+        .collect();
+        Ok(match given.as_slice() {
+            [] => CapSpec::TailChars(DEFAULT_TAIL_CHARS),
+            [("--tail-chars", n)] => CapSpec::TailChars(*n),
+            [("--head-chars", n)] => CapSpec::HeadChars(*n),
+            [("--head-lines", n)] => CapSpec::HeadLines { limit: *n, offset: self.offset.unwrap_or(0) },
+            [("--tail-lines", n)] => CapSpec::TailLines(*n),
+            [("--max-matches", n)] => CapSpec::MaxMatches(*n),
+            [("--tail-chars", t), ("--head-chars", h)] => CapSpec::HeadTailChars(*h, *t),
+            [("--head-lines", h), ("--tail-lines", t)] => CapSpec::HeadTailLines(*h, *t),
+            [(a, _), (b, _), ..] => {
+                return Err(usage(format!("the caps {a} and {b} cannot be used together")));
+            }
+            [(other, _)] => unreachable!("no cap is named {other}"),
+        })
+    }
+}
+
+fn invalid(option: &str, why: &str) -> clap::Error {
+    Args::command().error(ErrorKind::ValueValidation, format!("invalid value for '{option}': {why}"))
 }
 
 fn usage(message: String) -> clap::Error {
     Args::command().error(ErrorKind::ArgumentConflict, message)
 }
 
-/// Parses the process's arguments into a config; on a usage error, prints
-/// it and exits with status 2 (0 for `--help` and `--version`).
-pub fn parse() -> Config {
-    Args::parse().into_config().unwrap_or_else(|e| e.exit())
+/// Parses the process's arguments and `CAPOUT_OPTS`; on a usage error,
+/// prints it and exits with status 2 (0 for `--help` and `--version`).
+pub fn parse() -> Action {
+    let opts = std::env::var_os("CAPOUT_OPTS");
+    try_parse(std::env::args_os(), opts.as_deref().and_then(|o| o.to_str())).unwrap_or_else(|e| e.exit())
 }
 
-/// Parses `args` (the first is the program's name) into a config.
-pub fn try_parse<I, T>(args: I) -> Result<Config, clap::Error>
+/// Parses `args` (the first is the program's name) over the default
+/// options `opts` (the value of `CAPOUT_OPTS`).
+pub fn try_parse<I, T>(args: I, opts: Option<&str>) -> Result<Action, clap::Error>
 where
     I: IntoIterator<Item = T>,
-    T: Into<std::ffi::OsString> + Clone,
+    T: Into<OsString> + Clone,
 {
-    Args::try_parse_from(args)?.into_config()
+    let args = Args::try_parse_from(args)?;
+    let defaults = match opts {
+        None => None,
+        Some(opts) => {
+            let words = shlex::split(opts).ok_or_else(|| {
+                Args::command().error(ErrorKind::InvalidValue, "CAPOUT_OPTS: unbalanced quotes")
+            })?;
+            let parsed = Args::try_parse_from(std::iter::once("capout".to_owned()).chain(words));
+            Some(parsed.map_err(from_capout_opts)?)
+        }
+    };
+    match defaults {
+        Some(defaults) if defaults.completions.is_some() => {
+            Err(Args::command()
+                .error(ErrorKind::ArgumentConflict, "CAPOUT_OPTS: --completions is not a default"))
+        }
+        Some(defaults) if !defaults.command.is_empty() => {
+            Err(Args::command().error(ErrorKind::ArgumentConflict, "CAPOUT_OPTS: a command is not a default"))
+        }
+        Some(defaults) => args.over(defaults).into_action(),
+        None => args.into_action(),
+    }
+}
+
+/// The clap command, for `--completions` and the tests.
+pub fn command() -> clap::Command {
+    Args::command()
+}
+
+/// Says that a usage error came from `CAPOUT_OPTS`.
+fn from_capout_opts(e: clap::Error) -> clap::Error {
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        return e;
+    }
+    let text = e.render().to_string();
+    let first = text.lines().next().unwrap_or_default();
+    let message = first.strip_prefix("error: ").unwrap_or(first);
+    Args::command().error(e.kind(), format!("in CAPOUT_OPTS: {message}"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn config(args: &[&str], opts: Option<&str>) -> Result<Config, ErrorKind> {
+        match try_parse(std::iter::once("capout").chain(args.iter().copied()), opts) {
+            Ok(Action::Run(config)) => Ok(*config),
+            Ok(Action::Completions(_)) => panic!("not a run"),
+            Err(e) => Err(e.kind()),
+        }
+    }
+
     fn cap(args: &[&str]) -> Result<CapSpec, ErrorKind> {
-        try_parse(std::iter::once("capout").chain(args.iter().copied())).map(|c| c.cap).map_err(|e| e.kind())
+        config(args, None).map(|c| c.cap)
+    }
+
+    #[test]
+    fn capout_opts_are_defaults() {
+        let c = config(&["--bytes"], Some("-n 5 --notice 'stderr' --max-line-chars 7")).unwrap();
+        assert_eq!(
+            (c.cap, c.unit, c.notice, c.max_line),
+            (CapSpec::HeadLines { limit: 5, offset: 0 }, Unit::Bytes, NoticeTarget::Stderr, Some(7))
+        );
+        // A cap on the command line replaces every cap of CAPOUT_OPTS.
+        let c = config(&["-c", "9"], Some("-n 5 --tail-lines 3 --notice none")).unwrap();
+        assert_eq!((c.cap, c.notice), (CapSpec::TailChars(9), NoticeTarget::None));
+        // A later option wins.
+        let c = config(&["--notice", "stdout"], Some("--notice none")).unwrap();
+        assert_eq!(c.notice, NoticeTarget::Stdout);
+        assert_eq!(config(&[], Some("-c 0")).map(|_| ()), Err(ErrorKind::ValueValidation));
+        assert_eq!(config(&[], Some("-c '5")).map(|_| ()), Err(ErrorKind::InvalidValue));
     }
 
     #[test]
@@ -258,6 +519,8 @@ mod tests {
         assert_eq!(cap(&["--limit", "5"]), Ok(CapSpec::HeadLines { limit: 5, offset: 0 }));
         assert_eq!(cap(&["-c", "1", "-c", "2"]), Ok(CapSpec::TailChars(2)));
         assert_eq!(cap(&["-m", "18446744073709551615"]), Ok(CapSpec::MaxMatches(u64::MAX)));
+        assert_eq!(cap(&["--tail-lines", "2", "-n", "3"]), Ok(CapSpec::HeadTailLines(3, 2)));
+        assert_eq!(cap(&["-c", "2", "--head-chars", "3"]), Ok(CapSpec::HeadTailChars(3, 2)));
     }
 
     #[test]
@@ -273,13 +536,19 @@ mod tests {
         }
         assert_eq!(cap(&["-c", "1", "-n", "1"]), Err(ErrorKind::ArgumentConflict));
         assert_eq!(cap(&["--offset", "1"]), Err(ErrorKind::ArgumentConflict));
+        assert_eq!(cap(&["--offset", "1", "-n", "1", "--tail-lines", "1"]), Err(ErrorKind::ArgumentConflict));
+        assert_eq!(cap(&["-e", "x"]), Err(ErrorKind::ArgumentConflict));
+        assert_eq!(cap(&["-m", "1", "-F"]), Err(ErrorKind::ArgumentConflict));
+        assert_eq!(cap(&["-m", "1", "--keep", "x"]), Err(ErrorKind::ArgumentConflict));
+        assert_eq!(cap(&["--keep-max", "1"]), Err(ErrorKind::ArgumentConflict));
+        assert_eq!(cap(&["-m", "1", "-e", "("]), Err(ErrorKind::ValueValidation));
+        assert_eq!(cap(&["--keep", "["]), Err(ErrorKind::ValueValidation));
+        assert_eq!(cap(&["-c", "1", "--tail-lines", "1"]), Err(ErrorKind::ArgumentConflict));
         assert_eq!(cap(&["-N", "-c", "5"]), Err(ErrorKind::ArgumentConflict));
     }
 
     fn command(args: &[&str]) -> Result<Option<CommandSpec>, ErrorKind> {
-        try_parse(std::iter::once("capout").chain(args.iter().copied()))
-            .map(|c| c.command)
-            .map_err(|e| e.kind())
+        config(args, None).map(|c| c.command)
     }
 
     fn words(words: &[&str]) -> Vec<OsString> {
@@ -338,5 +607,21 @@ mod tests {
             assert_eq!(command(args), Err(ErrorKind::ArgumentConflict), "{args:?}");
         }
         assert!(command(&["--stdout-only", "x"]).unwrap().unwrap().stdout_only);
+    }
+
+    #[test]
+    fn command_options_in_capout_opts_wait_for_a_command() {
+        let with = |args: &[&str], opts| config(args, Some(opts)).map(|c| c.command);
+        // Filter mode is left be.
+        assert_eq!(with(&["-c", "5"], "--timeout 1m --kill-after 1s --stdout-only"), Ok(None));
+        let spec = with(&["x"], "--timeout 1m --kill-after 1s --stdout-only").unwrap().unwrap();
+        let timeout = spec.timeout.unwrap();
+        assert_eq!((timeout.label.as_str(), timeout.kill_after), ("1m", Some(Duration::from_secs(1))));
+        assert!(spec.stdout_only);
+        // A default --kill-after needs a --timeout to go with.
+        assert_eq!(with(&["x"], "--kill-after 1s").unwrap().unwrap().timeout, None);
+        let spec = with(&["--timeout", "2", "x"], "--timeout 1m").unwrap().unwrap();
+        assert_eq!(spec.timeout.unwrap().label, "2s");
+        assert_eq!(with(&[], "ls"), Err(ErrorKind::ArgumentConflict));
     }
 }

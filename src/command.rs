@@ -28,7 +28,7 @@ use rustix::process::{Pid, Signal, kill_process_group};
 use signal_hook::SigId;
 use signal_hook::consts::{SIGCHLD, SIGHUP, SIGINT, SIGTERM};
 
-use crate::{Config, Error as RunError};
+use crate::{Config, Ending, Error as RunError, Report};
 
 /// How long capout waits, once the command has exited, for background
 /// processes that still hold its output open.
@@ -90,6 +90,16 @@ impl Status {
         Status { code: status.code(), signal: status.signal(), timed_out }
     }
 
+    /// How the input of the pass ended, for its notices and `--json`;
+    /// `timeout` is the `--timeout` the command ran under.
+    pub fn ending(&self, timeout: Option<&Timeout>) -> Ending {
+        Ending {
+            exit_code: i32::from(self.exit_code()),
+            signal: self.signal,
+            timed_out: timeout.filter(|_| self.timed_out).map(|t| t.label.clone()),
+        }
+    }
+
     /// capout's exit status for it: 124 when it timed out, 128 + the
     /// signal when a signal killed it, its own exit code otherwise.
     pub fn exit_code(&self) -> u8 {
@@ -146,26 +156,75 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// What came of running a command.
+#[derive(Debug)]
+pub struct Finished {
+    /// How the command ended; capout exits with `ending.exit_code`.
+    pub ending: Ending,
+    /// What the pass did; `None` when capout's stdout was closed early.
+    pub report: Option<Report>,
+}
+
 /// Runs the command of `config`, caps its output as `config` says, and
-/// returns how it ended.
+/// says how it ended.
 ///
 /// The command is always waited for, whatever happens to capout's output.
 /// When capout's stdout is closed early, capout stops reading and closes
 /// its end of the pipe, so that a command that goes on writing meets a
-/// closed pipe as it would in any pipeline; its status is still returned.
-pub fn run(config: &Config, out: &mut dyn io::Write, err: &mut dyn io::Write) -> Result<Status, Error> {
+/// closed pipe as it would in any pipeline; its status still stands.
+pub fn run(config: &Config, out: &mut dyn io::Write, err: &mut dyn io::Write) -> Result<Finished, Error> {
     let Some(spec) = &config.command else {
         return Err(Error::Setup(io::Error::new(io::ErrorKind::InvalidInput, "no command to run")));
     };
-    let mut reader = CommandReader::spawn(spec)?;
-    let ran = crate::run_until(config, &mut reader, out, err, |reader| reader.wait().map(Some));
-    // After a failed pass the command must neither be left running
-    // unwatched nor become a zombie.
-    let status = reader.wait().map_err(|e| Error::Run(RunError::Read(e)))?;
+    let timeout = spec.timeout.as_ref();
+    let mut launch = Launch::Pending(spec);
+    // A failed wait here fails again below, where it can be told.
+    let ran = crate::run_with(config, &mut launch, out, err, |launch| match launch {
+        Launch::Running(reader) => reader.wait().map(|status| status.ending(timeout)).unwrap_or_default(),
+        Launch::Pending(_) | Launch::Failed(_) => Ending::default(),
+    });
+    let ending = match launch {
+        Launch::Running(mut reader) => {
+            // After a failed pass the command must neither be left running
+            // unwatched nor become a zombie.
+            reader.wait().map_err(|e| Error::Run(RunError::Read(e)))?.ending(timeout)
+        }
+        Launch::Failed(e) => return Err(e),
+        // The pass stopped before its first read, as when the --save
+        // file cannot be written: the command never ran.
+        Launch::Pending(_) => Ending::default(),
+    };
     match ran {
-        Ok(_) => Ok(status),
-        Err(RunError::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => Ok(status),
+        Ok(report) => Ok(Finished { ending, report: Some(report) }),
+        Err(RunError::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
+            Ok(Finished { ending, report: None })
+        }
         Err(e) => Err(Error::Run(e)),
+    }
+}
+
+/// The command as the input of the pass. It starts at the first read, so
+/// that what the pass checks before reading (that the `--save` file can be
+/// written) fails before the command runs, as it does before stdin is read.
+enum Launch<'a> {
+    Pending(&'a CommandSpec),
+    Running(CommandReader),
+    /// It could not start; the error is told after the pass.
+    Failed(Error),
+}
+
+impl Read for Launch<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if let Launch::Pending(spec) = *self {
+            *self = match CommandReader::spawn(spec) {
+                Ok(reader) => Launch::Running(reader),
+                Err(e) => Launch::Failed(e),
+            };
+        }
+        match self {
+            Launch::Running(reader) => reader.read(buf),
+            Launch::Pending(_) | Launch::Failed(_) => Err(io::Error::other("the command did not start")),
+        }
     }
 }
 
@@ -253,12 +312,13 @@ impl CommandReader {
     /// command's exit, and acts on the deadlines that have passed.
     fn tend(&mut self) -> io::Result<()> {
         let now = Instant::now();
-        if self.signals.take_child() && self.exited.is_none() {
-            if let Some(status) = self.child.try_wait()? {
-                self.exited = Some((status, now));
-                // It ended in time: no timeout is due any more.
-                self.term_at = None;
-            }
+        if self.signals.take_child()
+            && self.exited.is_none()
+            && let Some(status) = self.child.try_wait()?
+        {
+            self.exited = Some((status, now));
+            // It ended in time: no timeout is due any more.
+            self.term_at = None;
         }
         // Once the command has been reaped and its pipe given up, its
         // group may be gone and its id taken by another: signal no more.

@@ -1,10 +1,14 @@
-//! The one pass: read chunks, count totals, feed the cap.
+//! The one pass: read chunks, transform them, count totals, feed the cap.
 
 use std::io::{self, Read};
 
 use crate::caps::{Cap, Outcome};
 use crate::count::Totals;
 use crate::output::Output;
+use crate::progress::Progress;
+use crate::rescue::Rescuer;
+use crate::save::Saver;
+use crate::transform::Transforms;
 use crate::utf8;
 
 /// The default read size.
@@ -42,40 +46,129 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// Reads `input` to its end in reads of `read_size` bytes, feeding `cap`.
-///
-/// The bytes of a character split by a read are held back until the next
-/// one, so every piece a cap sees begins and ends on a character boundary.
+/// What the stream goes through besides the cap.
+#[derive(Debug)]
+pub struct Stages {
+    /// `--strip-ansi`, `--collapse-cr`.
+    pub transforms: Transforms,
+    /// `--keep`.
+    pub rescuer: Option<Rescuer>,
+    /// `--save`, `--save-dir`: gets the raw input.
+    pub saver: Option<Saver>,
+    /// `--progress`.
+    pub progress: Option<Progress>,
+    /// Bytes asked of each read.
+    pub read_size: usize,
+}
+
+impl Default for Stages {
+    fn default() -> Self {
+        Stages {
+            transforms: Transforms::default(),
+            rescuer: None,
+            saver: None,
+            progress: None,
+            read_size: READ_SIZE,
+        }
+    }
+}
+
+/// Reads `input` to its end, feeding `cap` (and the stages) the stream.
 pub fn pass(
     cap: &mut dyn Cap,
-    mut input: impl Read,
+    input: impl Read,
+    stages: &mut Stages,
     out: &mut Output,
-    read_size: usize,
 ) -> Result<Pass, Error> {
     let mut totals = Totals::default();
-    // Three bytes in front of the read hold a character's start carried
-    // over from the previous read.
-    let mut buf = vec![0; read_size.max(1) + 3];
-    let mut carry = 0;
-    loop {
-        let n = match input.read(&mut buf[carry..]) {
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(Error::Read(e)),
-        };
-        let filled = carry + n;
-        let held = if n == 0 { 0 } else { utf8::incomplete_suffix(&buf[..filled]) };
-        let piece = &buf[..filled - held];
+    let Stages { transforms, rescuer, saver, progress, read_size } = stages;
+    let mut pieces = Pieces::new(input, transforms, saver.as_mut(), *read_size);
+    while let Some(piece) = pieces.next().map_err(Error::Read)? {
         totals.add(piece);
-        cap.feed(piece, out).map_err(Error::Write)?;
-        out.flush().map_err(Error::Write)?;
-        if n == 0 {
-            break;
+        if let Some(rescuer) = rescuer {
+            rescuer.feed(piece, &totals);
         }
-        buf.copy_within(filled - held..filled, 0);
-        carry = held;
+        cap.feed(piece, &totals, out).map_err(Error::Write)?;
+        out.flush().map_err(Error::Write)?;
+        if let Some(progress) = progress {
+            progress.tick(&totals, out.err()).map_err(Error::Write)?;
+        }
+    }
+    if let Some(progress) = progress {
+        progress.finish(out.err()).map_err(Error::Write)?;
     }
     let outcome = cap.finish(&totals, out).map_err(Error::Write)?;
     let matches = cap.matches(&totals);
     Ok(Pass { totals, outcome, matches })
+}
+
+/// The input as pieces that begin and end on character boundaries: the
+/// bytes of a character split by a read are held back until the next one.
+struct Pieces<'a, R> {
+    input: R,
+    transforms: &'a mut Transforms,
+    saver: Option<&'a mut Saver>,
+    /// Without transforms, reads land here, behind the bytes held back.
+    /// With them, the raw read lands here and its transformed bytes go to
+    /// `transformed`, behind the bytes held back.
+    buf: Vec<u8>,
+    transformed: Vec<u8>,
+    /// Bytes of the last piece in `buf`, with those held back.
+    filled: usize,
+    held: usize,
+    done: bool,
+}
+
+impl<'a, R: Read> Pieces<'a, R> {
+    fn new(input: R, transforms: &'a mut Transforms, saver: Option<&'a mut Saver>, read_size: usize) -> Self {
+        // Three spare bytes hold a character's start carried over.
+        let buf = vec![0; read_size.max(1) + if transforms.any() { 0 } else { 3 }];
+        Pieces { input, transforms, saver, buf, transformed: Vec::new(), filled: 0, held: 0, done: false }
+    }
+
+    /// The next piece; the last one (possibly empty) is whatever was held
+    /// back at the end. `None` after that.
+    fn next(&mut self) -> io::Result<Option<&[u8]>> {
+        if self.done {
+            return Ok(None);
+        }
+        let data: &[u8] = if self.transforms.any() {
+            let n = read(&mut self.input, &mut self.buf)?;
+            if let Some(saver) = &mut self.saver {
+                saver.write(&self.buf[..n]);
+            }
+            // Keep only the held bytes at the front of the transformed buffer.
+            let consumed = self.transformed.len() - self.held;
+            self.transformed.drain(..consumed);
+            if n == 0 {
+                self.transforms.finish(&mut self.transformed);
+            } else {
+                self.transforms.apply(&self.buf[..n], &mut self.transformed);
+            }
+            self.done = n == 0;
+            &self.transformed
+        } else {
+            self.buf.copy_within(self.filled - self.held..self.filled, 0);
+            let n = read(&mut self.input, &mut self.buf[self.held..])?;
+            if let Some(saver) = &mut self.saver {
+                saver.write(&self.buf[self.held..self.held + n]);
+            }
+            self.done = n == 0;
+            self.filled = self.held + n;
+            &self.buf[..self.filled]
+        };
+        self.held = if self.done { 0 } else { utf8::incomplete_suffix(data) };
+        let end = data.len() - self.held;
+        Ok(Some(&data[..end]))
+    }
+}
+
+/// One read, retried when interrupted by a signal.
+fn read(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match input.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            result => return result,
+        }
+    }
 }

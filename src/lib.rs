@@ -13,18 +13,36 @@ pub mod cli;
 pub mod command;
 pub mod count;
 pub mod engine;
+pub mod json;
+pub mod matcher;
 pub mod notice;
 pub mod output;
+pub mod progress;
+pub mod rescue;
 pub mod ring;
+pub mod save;
+pub mod seek;
+pub mod transform;
 pub mod utf8;
 
-use std::io::{self, Read, Write};
+use std::io::{Read, Write};
+use std::path::PathBuf;
 
-use caps::{Cap, HeadLines, HeadUnits, LineShaper, Outcome, TailUnits};
-use command::{CommandSpec, Status};
+use caps::{
+    Cap, HeadLines, HeadTailChars, HeadTailLines, HeadUnits, LineShaper, Matches, Outcome, TailLines,
+    TailUnits,
+};
+use command::CommandSpec;
 pub use count::{Totals, Unit};
-pub use engine::Error;
+use engine::Stages;
+use matcher::Matcher;
+use notice::{Renderer, Template};
 pub use output::NoticeTarget;
+use output::Output;
+use progress::Progress;
+use rescue::{Head, Rescuer, Tail};
+use save::Saver;
+pub use save::{SaveError, SaveTo};
 
 /// The cap chosen on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,15 +58,65 @@ pub enum CapSpec {
         /// Lines skipped first.
         offset: u64,
     },
+    /// `--tail-lines N`.
+    TailLines(u64),
     /// `--max-matches N`.
     MaxMatches(u64),
+    /// `--head-lines H --tail-lines T`.
+    HeadTailLines(u64, u64),
+    /// `--head-chars H --tail-chars T`.
+    HeadTailChars(u64, u64),
 }
 
 impl CapSpec {
     /// Whether the cap counts lines, so the per-line cap applies by default.
     pub fn is_line_cap(self) -> bool {
-        matches!(self, CapSpec::HeadLines { .. } | CapSpec::MaxMatches(_))
+        matches!(
+            self,
+            CapSpec::HeadLines { .. }
+                | CapSpec::TailLines(_)
+                | CapSpec::MaxMatches(_)
+                | CapSpec::HeadTailLines(..)
+        )
     }
+
+    /// The name of the cap in `--json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CapSpec::TailChars(_) => "tail-chars",
+            CapSpec::HeadChars(_) => "head-chars",
+            CapSpec::HeadLines { .. } => "head-lines",
+            CapSpec::TailLines(_) => "tail-lines",
+            CapSpec::MaxMatches(_) => "max-matches",
+            CapSpec::HeadTailLines(..) => "head-tail-lines",
+            CapSpec::HeadTailChars(..) => "head-tail-chars",
+        }
+    }
+}
+
+/// A line pattern as given on the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pattern {
+    /// The pattern.
+    pub text: String,
+    /// Whether it is a literal string rather than a regex.
+    pub fixed: bool,
+}
+
+impl Pattern {
+    /// The matcher; the error says why the pattern is not valid.
+    pub fn matcher(&self) -> Result<Matcher, String> {
+        Matcher::new(&self.text, self.fixed)
+    }
+}
+
+/// `--keep REGEX --keep-max K`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Keep {
+    /// The pattern of the lines to rescue.
+    pub pattern: String,
+    /// How many rescued lines to show at most.
+    pub max: u64,
 }
 
 /// Everything that decides what capout writes, validated.
@@ -56,14 +124,30 @@ impl CapSpec {
 pub struct Config {
     /// The cap.
     pub cap: CapSpec,
+    /// `--pattern`, for `--max-matches`.
+    pub pattern: Option<Pattern>,
     /// Characters or bytes.
     pub unit: Unit,
     /// Units kept of each line (`--max-line-chars`), `None` for all.
     pub max_line: Option<u64>,
     /// Number the kept lines.
     pub line_numbers: bool,
+    /// Remove ANSI escape sequences first.
+    pub strip_ansi: bool,
+    /// Keep only what follows the last `\r` of each line.
+    pub collapse_cr: bool,
+    /// Rescue cut lines that match.
+    pub keep: Option<Keep>,
     /// Where notices go.
     pub notice: NoticeTarget,
+    /// `--notice-format`.
+    pub template: Option<Template>,
+    /// Print one JSON object instead of text.
+    pub json: bool,
+    /// Where to save the whole input.
+    pub save: Option<SaveTo>,
+    /// Show a live count on stderr while a cap holds its output back.
+    pub progress: bool,
     /// Bytes asked of each read.
     pub read_size: usize,
     /// The command to run and cap instead of reading stdin.
@@ -74,14 +158,33 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             cap: CapSpec::TailChars(5000),
+            pattern: None,
             unit: Unit::Chars,
             max_line: None,
             line_numbers: false,
+            strip_ansi: false,
+            collapse_cr: false,
+            keep: None,
             notice: NoticeTarget::Stdout,
+            template: None,
+            json: false,
+            save: None,
+            progress: false,
             read_size: engine::READ_SIZE,
             command: None,
         }
     }
+}
+
+/// How the input ended: for a command, how the command ended.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Ending {
+    /// The status capout exits with: 0 in filter mode, else the command's.
+    pub exit_code: i32,
+    /// The signal that killed the command.
+    pub signal: Option<i32>,
+    /// The `--timeout` that stopped the command, as given.
+    pub timed_out: Option<String>,
 }
 
 /// What a run did.
@@ -93,63 +196,169 @@ pub struct Report {
     pub truncated: bool,
     /// Matching lines, for `--max-matches`.
     pub matches: Option<u64>,
+    /// How the input ended.
+    pub ending: Ending,
+    /// The file the whole input was saved to and left behind.
+    pub saved_to: Option<PathBuf>,
+    /// Saving the input failed part way; the output was still written.
+    pub save_error: Option<SaveError>,
 }
 
+/// Why a run stopped short.
+#[derive(Debug)]
+pub enum Error {
+    /// Reading the input failed.
+    Read(std::io::Error),
+    /// Writing the output failed.
+    Write(std::io::Error),
+    /// The file to save the input to could not be created.
+    Save(SaveError),
+}
+
+impl From<engine::Error> for Error {
+    fn from(e: engine::Error) -> Self {
+        match e {
+            engine::Error::Read(e) => Error::Read(e),
+            engine::Error::Write(e) => Error::Write(e),
+        }
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Read(e) => write!(f, "error reading input: {e}"),
+            Error::Write(e) => write!(f, "error writing output: {e}"),
+            Error::Save(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
 /// Reads `input` to its end and writes what the cap keeps to `out`, and
-/// the notice to `out` or `err` as the config says.
+/// the notices to `out` or `err` as the config says.
 pub fn run(
     config: &Config,
     input: impl Read,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Report, Error> {
-    run_until(config, input, out, err, |_| Ok(None))
+    run_with(config, input, out, err, |_| Ending::default())
 }
 
-/// [`run`], with `end` called once the input is at its end and the cap has
-/// written its notice. For a command's output, `end` waits for the command
-/// and says how it ended, which may add a notice of its own.
-pub(crate) fn run_until<R: Read>(
+/// [`run`], where `end` is asked how the input ended once it is read to
+/// its end: a command's reader waits for the command there.
+pub fn run_with<R: Read>(
     config: &Config,
     mut input: R,
     out: &mut dyn Write,
     err: &mut dyn Write,
-    end: impl FnOnce(&mut R) -> io::Result<Option<Status>>,
+    end: impl FnOnce(&mut R) -> Ending,
 ) -> Result<Report, Error> {
-    let mut output = output::Output::new(out, err, config.notice);
+    let saver = config.save.as_ref().map(Saver::create).transpose().map_err(Error::Save)?;
+    let renderer = Renderer {
+        template: config.template.clone(),
+        saved: saver.as_ref().map(|s| s.path().display().to_string()),
+    };
+    let (mut output, json_out) = if config.json {
+        (Output::collecting(err, renderer), Some(out))
+    } else {
+        (Output::new(out, err, config.notice, renderer), None)
+    };
     let mut cap = build_cap(config);
-    let pass = engine::pass(cap.as_mut(), &mut input, &mut output, config.read_size)?;
+    let mut stages = Stages {
+        transforms: transform::Transforms::new(config.strip_ansi, config.collapse_cr),
+        rescuer: build_rescuer(config),
+        saver,
+        progress: (config.progress && (config.json || holds_back(config.cap))).then(Progress::default),
+        read_size: config.read_size,
+    };
+    let pass = engine::pass(cap.as_mut(), &mut input, &mut stages, &mut output)?;
+    let ending = end(&mut input);
+    let write = Error::Write;
     let truncated = match &pass.outcome {
         Outcome::Whole => false,
         Outcome::Nothing(line) => {
-            output.notice(line).map_err(Error::Write)?;
+            output.notice(line.as_bytes()).map_err(write)?;
             false
         }
         Outcome::Cut(kind, facts) => {
-            output.notice(&notice::cap_notice(*kind, facts, None)).map_err(Error::Write)?;
+            let line = output.render(*kind, facts);
+            output.notice(line.as_bytes()).map_err(write)?;
             true
         }
         Outcome::Middle(_) => true,
     };
-    // What is kept is shown before the wait for a command that closed its
-    // output but runs on.
-    output.flush().map_err(Error::Write)?;
-    let timeout = config.command.as_ref().and_then(|c| c.timeout.as_ref());
-    if let (Some(status), Some(timeout)) = (end(&mut input).map_err(Error::Read)?, timeout) {
-        if status.timed_out {
-            output.notice(&notice::timed_out(&timeout.label)).map_err(Error::Write)?;
+    if let Some(duration) = &ending.timed_out {
+        output.notice(notice::timed_out(duration).as_bytes()).map_err(write)?;
+    }
+    if let Some(rescuer) = stages.rescuer.filter(|_| truncated) {
+        for line in rescuer.finish(&pass.totals, &cap.cut(&pass.totals)) {
+            output.notice(&line).map_err(write)?;
         }
     }
-    output.finish().map_err(Error::Write)?;
-    Ok(Report { totals: pass.totals, truncated, matches: pass.matches })
+    let (saved_to, save_error) = match stages.saver.map(|s| s.finish(truncated)) {
+        None => (None, None),
+        Some(Ok(path)) => (path, None),
+        Some(Err(e)) => (None, Some(e)),
+    };
+    let report =
+        Report { totals: pass.totals, truncated, matches: pass.matches, ending, saved_to, save_error };
+    output.finish().map_err(write)?;
+    if let Some(out) = json_out {
+        let (data, notices) = output.into_collected();
+        writeln!(out, "{}", json::render(config, &report, &data, &notices)).map_err(write)?;
+        out.flush().map_err(write)?;
+    }
+    Ok(report)
+}
+
+/// Whether the cap writes its output only at the end, so a live count
+/// helps on a long input.
+fn holds_back(cap: CapSpec) -> bool {
+    matches!(
+        cap,
+        CapSpec::TailChars(_)
+            | CapSpec::TailLines(_)
+            | CapSpec::HeadTailLines(..)
+            | CapSpec::HeadTailChars(..)
+    )
 }
 
 fn build_cap(config: &Config) -> Box<dyn Cap> {
     let shaper = || LineShaper::new(config.max_line, config.unit, config.line_numbers);
+    let matcher = config.pattern.as_ref().and_then(|p| p.matcher().ok());
     match config.cap {
         CapSpec::TailChars(n) => Box::new(TailUnits::new(n, config.unit)),
         CapSpec::HeadChars(n) => Box::new(HeadUnits::new(n, config.unit)),
         CapSpec::HeadLines { limit, offset } => Box::new(HeadLines::new(limit, offset, shaper())),
-        CapSpec::MaxMatches(n) => Box::new(HeadLines::matches(n, shaper())),
+        CapSpec::TailLines(n) => Box::new(TailLines::new(n, shaper())),
+        CapSpec::MaxMatches(n) => match matcher {
+            Some(matcher) => Box::new(Matches::new(n, matcher, shaper())),
+            None => Box::new(HeadLines::matches(n, shaper())),
+        },
+        CapSpec::HeadTailLines(h, t) => Box::new(HeadTailLines::new(
+            HeadLines::new(h, 0, shaper()),
+            TailLines::from_line(t, h.saturating_add(1), shaper()),
+        )),
+        CapSpec::HeadTailChars(h, t) => Box::new(HeadTailChars::new(h, t, config.unit)),
     }
+}
+
+fn build_rescuer(config: &Config) -> Option<Rescuer> {
+    let keep = config.keep.as_ref()?;
+    let matcher = Matcher::new(&keep.pattern, false).ok()?;
+    let tail_bytes = |n| config.unit.max_bytes(n).saturating_add(4);
+    let (head, tail) = match config.cap {
+        CapSpec::TailChars(n) => (Head::None, Tail::Bytes(tail_bytes(n))),
+        CapSpec::HeadChars(n) => (Head::Units(n), Tail::None),
+        CapSpec::HeadLines { limit, offset } => (Head::Lines(offset.saturating_add(limit)), Tail::None),
+        CapSpec::TailLines(n) => (Head::None, Tail::Lines(n)),
+        CapSpec::MaxMatches(_) => return None,
+        CapSpec::HeadTailLines(h, t) => (Head::Lines(h), Tail::Lines(t)),
+        CapSpec::HeadTailChars(h, t) => (Head::Units(h), Tail::Bytes(tail_bytes(t))),
+    };
+    let width = config.max_line.unwrap_or(cli::DEFAULT_MAX_LINE);
+    Some(Rescuer::new(matcher, keep.pattern.clone(), keep.max, width, config.unit, head, tail))
 }

@@ -1,34 +1,62 @@
 //! The `capout` binary: parse, run, map the outcome to an exit status.
 
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
+use std::os::fd::AsFd;
 use std::process::ExitCode;
 
 use capout::Error;
+use capout::cli::{self, Action};
 
 fn main() -> ExitCode {
-    let config = capout::cli::parse();
-    let mut out = BufWriter::with_capacity(capout::engine::READ_SIZE, io::stdout().lock());
-    let mut err = io::stderr().lock();
-    let code = if config.command.is_some() {
-        // The command's status; a closed stdout is handled inside, as the
-        // command must still be waited for.
-        match capout::command::run(&config, &mut out, &mut err) {
-            Ok(status) => status.exit_code(),
-            Err(e) => {
-                let _ = writeln!(err, "capout: {e}");
-                e.exit_code()
-            }
-        }
-    } else {
-        match capout::run(&config, io::stdin().lock(), &mut out, &mut err) {
-            Ok(_) => 0,
-            // A reader that stopped listening is not an error.
-            Err(Error::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => 0,
-            Err(e) => {
-                let _ = writeln!(err, "capout: {e}");
-                1
-            }
+    let config = match cli::parse() {
+        Action::Run(config) => *config,
+        Action::Completions(shell) => {
+            clap_complete::generate(shell, &mut cli::command(), "capout", &mut io::stdout());
+            return ExitCode::SUCCESS;
         }
     };
-    ExitCode::from(code)
+    let mut out = BufWriter::with_capacity(capout::engine::READ_SIZE, io::stdout().lock());
+    let mut err = io::stderr().lock();
+    if config.command.is_some() {
+        // A closed stdout is handled inside: the command must still be
+        // waited for, and its status stands.
+        return match capout::command::run(&config, &mut out, &mut err) {
+            Ok(finished) => match finished.report.and_then(|r| r.save_error) {
+                Some(e) => fail(&mut err, &e),
+                None => exit(finished.ending.exit_code),
+            },
+            Err(e) => {
+                let _ = writeln!(err, "capout: {e}");
+                ExitCode::from(e.exit_code())
+            }
+        };
+    }
+    // Read fd 0 as a plain file: std's Stdin would take an unreadable
+    // stdin (EBADF) for an empty one, and adds a buffer of its own.
+    let mut stdin = match io::stdin().as_fd().try_clone_to_owned() {
+        Ok(fd) => File::from(fd),
+        Err(e) => return fail(&mut err, &Error::Read(e)),
+    };
+    // A file that cannot seek is read from where it is.
+    let _ = capout::seek::skip_to_tail(&mut stdin, &config);
+    match capout::run(&config, stdin, &mut out, &mut err) {
+        Ok(report) => match report.save_error {
+            Some(e) => fail(&mut err, &e),
+            None => exit(report.ending.exit_code),
+        },
+        // A reader that stopped listening is not an error.
+        Err(Error::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => fail(&mut err, &e),
+    }
+}
+
+fn exit(code: i32) -> ExitCode {
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+/// One line on stderr, status 1.
+fn fail(err: &mut dyn Write, e: &dyn std::fmt::Display) -> ExitCode {
+    let _ = writeln!(err, "capout: {e}");
+    ExitCode::FAILURE
 }

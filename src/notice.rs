@@ -144,6 +144,17 @@ impl Template {
         Ok(Template { parts })
     }
 
+    /// Whether the template speaks of the totals of the input, which only
+    /// a read of all of it can tell.
+    pub fn needs_totals(&self) -> bool {
+        self.parts.iter().any(|p| {
+            matches!(
+                p,
+                Part::Field(Field::Total | Field::Omitted | Field::First | Field::Last | Field::NextOffset)
+            )
+        })
+    }
+
     /// Fills in the placeholders.
     pub fn render(&self, facts: &Facts) -> String {
         let mut out = String::new();
@@ -167,6 +178,24 @@ impl Template {
             };
         }
         out
+    }
+}
+
+/// Renders the notices of caps: with the `--notice-format` template when
+/// one was given, and the path the whole input was saved to, if any.
+#[derive(Clone, Debug, Default)]
+pub struct Renderer {
+    /// The `--notice-format` template.
+    pub template: Option<Template>,
+    /// Where the whole input is saved (`--save`, `--save-dir`).
+    pub saved: Option<String>,
+}
+
+impl Renderer {
+    /// The notice of a cap.
+    pub fn render(&self, kind: Kind, facts: &Facts) -> String {
+        let facts = Facts { saved: self.saved.clone(), ..facts.clone() };
+        cap_notice(kind, &facts, self.template.as_ref())
     }
 }
 

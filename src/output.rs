@@ -2,6 +2,8 @@
 
 use std::io::{self, Write};
 
+use crate::notice::{Facts, Kind, Renderer};
+
 /// Where notices go (`--notice`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum NoticeTarget {
@@ -14,96 +16,123 @@ pub enum NoticeTarget {
     None,
 }
 
+enum Sink<'a> {
+    /// Kept output goes straight out; notices where the target says.
+    Stream(&'a mut dyn Write, NoticeTarget),
+    /// Kept output and notices are collected apart (for `--json`).
+    Collect(Vec<u8>, Vec<Vec<u8>>),
+}
+
 /// The two streams capout writes: kept output, and notices beside it.
 ///
 /// It remembers the last byte of kept output, so that a notice printed on
 /// the same stream always starts on a line of its own.
 pub struct Output<'a> {
-    out: &'a mut dyn Write,
+    sink: Sink<'a>,
     err: &'a mut dyn Write,
-    target: NoticeTarget,
-    /// Collect notices instead of printing them (for `--json`).
-    collect: Option<Vec<String>>,
+    renderer: Renderer,
     last: Option<u8>,
     unflushed: bool,
 }
 
 impl<'a> Output<'a> {
     /// Output to `out`, notices to `target` (`err` for stderr).
-    pub fn new(out: &'a mut dyn Write, err: &'a mut dyn Write, target: NoticeTarget) -> Self {
-        Output { out, err, target, collect: None, last: None, unflushed: false }
+    pub fn new(
+        out: &'a mut dyn Write,
+        err: &'a mut dyn Write,
+        target: NoticeTarget,
+        renderer: Renderer,
+    ) -> Self {
+        Output { sink: Sink::Stream(out, target), err, renderer, last: None, unflushed: false }
     }
 
-    /// Output to `out`, notices kept in memory for [`Output::into_notices`]
-    /// instead of being printed; a middle line is part of the output.
-    pub fn collecting(out: &'a mut dyn Write, err: &'a mut dyn Write) -> Self {
-        Output { collect: Some(Vec::new()), ..Output::new(out, err, NoticeTarget::Stdout) }
+    /// Output and notices kept in memory for [`Output::into_collected`];
+    /// a middle line is part of the output.
+    pub fn collecting(err: &'a mut dyn Write, renderer: Renderer) -> Self {
+        Output { sink: Sink::Collect(Vec::new(), Vec::new()), err, renderer, last: None, unflushed: false }
+    }
+
+    /// The notice of a cap, as this run words it.
+    pub fn render(&self, kind: Kind, facts: &Facts) -> String {
+        self.renderer.render(kind, facts)
     }
 
     /// Writes kept output.
     pub fn data(&mut self, bytes: &[u8]) -> io::Result<()> {
-        if let Some(&last) = bytes.last() {
-            self.out.write_all(bytes)?;
-            self.last = Some(last);
-            self.unflushed = true;
+        let Some(&last) = bytes.last() else { return Ok(()) };
+        match &mut self.sink {
+            Sink::Stream(out, _) => out.write_all(bytes)?,
+            Sink::Collect(data, _) => data.extend_from_slice(bytes),
         }
+        self.last = Some(last);
+        self.unflushed = true;
         Ok(())
     }
 
-    /// Whether any kept output was written.
-    pub fn wrote_data(&self) -> bool {
-        self.last.is_some()
-    }
-
     /// Writes a notice line after the output.
-    pub fn notice(&mut self, line: &str) -> io::Result<()> {
-        if let Some(lines) = &mut self.collect {
-            lines.push(line.to_owned());
-            return Ok(());
-        }
-        match self.target {
-            NoticeTarget::Stdout => self.line_on_stdout(line),
-            NoticeTarget::Stderr => writeln!(self.err, "{line}"),
-            NoticeTarget::None => Ok(()),
+    pub fn notice(&mut self, line: &[u8]) -> io::Result<()> {
+        match &mut self.sink {
+            Sink::Collect(_, notices) => {
+                notices.push(line.to_vec());
+                Ok(())
+            }
+            Sink::Stream(_, NoticeTarget::Stdout) => self.line_on_stdout(line),
+            Sink::Stream(_, NoticeTarget::Stderr) => {
+                self.err.write_all(line)?;
+                self.err.write_all(b"\n")
+            }
+            Sink::Stream(_, NoticeTarget::None) => Ok(()),
         }
     }
 
     /// Writes the line that stands between the two parts of a head+tail
     /// pair: a notice, except that collected output keeps it in place.
-    pub fn middle(&mut self, line: &str) -> io::Result<()> {
-        if self.collect.is_some() {
-            return self.line_on_stdout(line);
+    pub fn middle(&mut self, facts: &Facts) -> io::Result<()> {
+        let line = self.render(Kind::Middle, facts);
+        match self.sink {
+            Sink::Collect(..) => self.line_on_stdout(line.as_bytes()),
+            Sink::Stream(..) => self.notice(line.as_bytes()),
         }
-        self.notice(line)
     }
 
-    fn line_on_stdout(&mut self, line: &str) -> io::Result<()> {
+    fn line_on_stdout(&mut self, line: &[u8]) -> io::Result<()> {
         if self.last.is_some_and(|b| b != b'\n') {
             self.data(b"\n")?;
         }
-        self.data(line.as_bytes())?;
+        self.data(line)?;
         self.data(b"\n")
+    }
+
+    /// The stream for progress and errors.
+    pub fn err(&mut self) -> &mut dyn Write {
+        self.err
     }
 
     /// Flushes stdout if anything was written since the last flush, so
     /// that a head cap's lines show as they arrive.
     pub fn flush(&mut self) -> io::Result<()> {
-        if self.unflushed {
-            self.unflushed = false;
-            self.out.flush()?;
+        if std::mem::take(&mut self.unflushed)
+            && let Sink::Stream(out, _) = &mut self.sink
+        {
+            out.flush()?;
         }
         Ok(())
     }
 
     /// Flushes both streams.
     pub fn finish(&mut self) -> io::Result<()> {
-        self.out.flush()?;
+        if let Sink::Stream(out, _) = &mut self.sink {
+            out.flush()?;
+        }
         self.err.flush()
     }
 
-    /// The notices collected, for `--json`.
-    pub fn into_notices(self) -> Vec<String> {
-        self.collect.unwrap_or_default()
+    /// The output and the notices collected, for `--json`.
+    pub fn into_collected(self) -> (Vec<u8>, Vec<Vec<u8>>) {
+        match self.sink {
+            Sink::Collect(data, notices) => (data, notices),
+            Sink::Stream(..) => (Vec::new(), Vec::new()),
+        }
     }
 }
 

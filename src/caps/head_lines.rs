@@ -3,7 +3,7 @@
 
 use std::io;
 
-use super::{Cap, LineShaper, LineSplitter, Outcome};
+use super::{Cap, Cut, LineShaper, LineSplitter, Outcome};
 use crate::count::Totals;
 use crate::notice::{self, Facts, Kind};
 use crate::output::Output;
@@ -30,13 +30,14 @@ impl HeadLines {
         HeadLines { matches: true, ..HeadLines::new(limit, 0, shaper) }
     }
 
-    fn last(&self) -> u64 {
+    /// The number of the last line of the window.
+    pub fn last(&self) -> u64 {
         self.offset.saturating_add(self.limit)
     }
 }
 
 impl Cap for HeadLines {
-    fn feed(&mut self, piece: &[u8], out: &mut Output) -> io::Result<()> {
+    fn feed(&mut self, piece: &[u8], _totals: &Totals, out: &mut Output) -> io::Result<()> {
         let last = self.last();
         if self.splitter.line() > last {
             return Ok(());
@@ -86,5 +87,10 @@ impl Cap for HeadLines {
 
     fn matches(&self, totals: &Totals) -> Option<u64> {
         self.matches.then(|| totals.lines())
+    }
+
+    fn cut(&self, _totals: &Totals) -> Cut {
+        // Lines skipped by --offset were paged past, not cut.
+        Cut { after_line: Some(self.last()), ..Cut::default() }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::io;
 
-use super::{Cap, Outcome};
+use super::{Cap, Cut, Outcome};
 use crate::count::{Totals, Unit};
 use crate::notice::{self, Facts, Kind};
 use crate::output::Output;
@@ -13,23 +13,43 @@ pub struct HeadUnits {
     limit: u64,
     unit: Unit,
     taken: u64,
+    /// Bytes of the units taken.
+    bytes: u64,
 }
 
 impl HeadUnits {
     /// Keeps the first `limit` units.
     pub fn new(limit: u64, unit: Unit) -> Self {
-        HeadUnits { limit, unit, taken: 0 }
+        HeadUnits { limit, unit, taken: 0, bytes: 0 }
+    }
+
+    /// Takes what `piece` has of the head; returns the offset where the
+    /// head ends in it (its length when the head is not full yet).
+    pub fn split(&mut self, piece: &[u8]) -> usize {
+        if self.taken == self.limit {
+            return 0;
+        }
+        let (end, n) = self.unit.advance(piece, self.limit - self.taken);
+        self.taken += n;
+        self.bytes += end as u64;
+        end
+    }
+
+    /// Whether the head holds `limit` units.
+    pub fn is_full(&self) -> bool {
+        self.taken == self.limit
+    }
+
+    /// Units taken.
+    pub fn taken(&self) -> u64 {
+        self.taken
     }
 }
 
 impl Cap for HeadUnits {
-    fn feed(&mut self, piece: &[u8], out: &mut Output) -> io::Result<()> {
-        if self.taken < self.limit {
-            let (end, n) = self.unit.advance(piece, self.limit - self.taken);
-            self.taken += n;
-            out.data(&piece[..end])?;
-        }
-        Ok(())
+    fn feed(&mut self, piece: &[u8], _totals: &Totals, out: &mut Output) -> io::Result<()> {
+        let end = self.split(piece);
+        out.data(&piece[..end])
     }
 
     fn finish(&mut self, totals: &Totals, _out: &mut Output) -> io::Result<Outcome> {
@@ -54,5 +74,9 @@ impl Cap for HeadUnits {
                 saved: None,
             },
         ))
+    }
+
+    fn cut(&self, _totals: &Totals) -> Cut {
+        Cut { after_byte: Some(self.bytes), ..Cut::default() }
     }
 }

@@ -140,6 +140,12 @@ impl LineShaper {
         out.write_all(if crlf { b"\r\n" } else { b"\n" })
     }
 
+    /// Forgets the line in progress: the next piece starts a new line.
+    pub fn reset(&mut self) {
+        self.in_line = false;
+        self.pending_cr = false;
+    }
+
     /// Ends a last line that has no `\n`.
     pub fn finish(&mut self, out: &mut impl Write) -> io::Result<()> {
         if self.in_line && self.width.is_some() {

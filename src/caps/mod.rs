@@ -6,15 +6,21 @@
 //! sized by the cap and writes it at the end.
 
 mod head_lines;
+mod head_tail;
 mod head_units;
 mod line;
+mod matches;
+mod tail_lines;
 mod tail_units;
 
 use std::io;
 
 pub use head_lines::HeadLines;
+pub use head_tail::{HeadTailChars, HeadTailLines};
 pub use head_units::HeadUnits;
 pub use line::{LineShaper, LineSplitter};
+pub use matches::Matches;
+pub use tail_lines::TailLines;
 pub use tail_units::TailUnits;
 
 use crate::count::Totals;
@@ -36,8 +42,9 @@ pub enum Outcome {
 
 /// A cap: it takes the stream piece by piece and keeps a bounded part.
 pub trait Cap {
-    /// Takes the next piece of the stream.
-    fn feed(&mut self, piece: &[u8], out: &mut Output) -> io::Result<()>;
+    /// Takes the next piece of the stream; `totals` counts the stream up
+    /// to the end of this piece.
+    fn feed(&mut self, piece: &[u8], totals: &Totals, out: &mut Output) -> io::Result<()>;
 
     /// Writes what the cap held back and says what it cut. `totals`
     /// counts the whole stream.
@@ -47,5 +54,33 @@ pub trait Cap {
     fn matches(&self, totals: &Totals) -> Option<u64> {
         let _ = totals;
         None
+    }
+
+    /// The part of the stream that was cut, once [`Cap::finish`] has run.
+    fn cut(&self, totals: &Totals) -> Cut;
+}
+
+/// The part of the stream a cap cut, as bounds on lines and byte offsets:
+/// a line lies wholly inside it when it is past every `after` bound and
+/// before every `before` bound.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cut {
+    /// Lines up to this number were kept.
+    pub after_line: Option<u64>,
+    /// Bytes before this offset were kept.
+    pub after_byte: Option<u64>,
+    /// Lines from this number on were kept.
+    pub before_line: Option<u64>,
+    /// Bytes from this offset on were kept.
+    pub before_byte: Option<u64>,
+}
+
+impl Cut {
+    /// Whether the line `number`, bytes `start..end`, lies wholly inside.
+    pub fn holds(&self, number: u64, start: u64, end: u64) -> bool {
+        self.after_line.is_none_or(|n| number > n)
+            && self.after_byte.is_none_or(|b| start >= b)
+            && self.before_line.is_none_or(|n| number < n)
+            && self.before_byte.is_none_or(|b| end <= b)
     }
 }

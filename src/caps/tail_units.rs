@@ -2,7 +2,7 @@
 
 use std::io;
 
-use super::{Cap, Outcome};
+use super::{Cap, Cut, Outcome};
 use crate::count::{Totals, Unit};
 use crate::notice::{self, Facts, Kind};
 use crate::output::Output;
@@ -16,6 +16,8 @@ pub struct TailUnits {
     limit: u64,
     unit: Unit,
     ring: Ring,
+    /// Bytes written at the end.
+    kept: u64,
 }
 
 impl TailUnits {
@@ -27,12 +29,22 @@ impl TailUnits {
             Unit::Chars => unit.max_bytes(limit).saturating_add(4),
             Unit::Bytes => limit,
         };
-        TailUnits { limit, unit, ring: Ring::new(usize::try_from(bytes).unwrap_or(usize::MAX)) }
+        TailUnits { limit, unit, ring: Ring::new(usize::try_from(bytes).unwrap_or(usize::MAX)), kept: 0 }
+    }
+
+    /// Writes the last `limit` units of what was fed; returns how many
+    /// units that is.
+    pub fn write_kept(&mut self, out: &mut Output) -> io::Result<u64> {
+        let held = self.ring.make_contiguous();
+        let (start, shown) = self.unit.last_start(held, self.limit);
+        self.kept = (held.len() - start) as u64;
+        out.data(&held[start..])?;
+        Ok(shown)
     }
 }
 
 impl Cap for TailUnits {
-    fn feed(&mut self, piece: &[u8], _out: &mut Output) -> io::Result<()> {
+    fn feed(&mut self, piece: &[u8], _totals: &Totals, _out: &mut Output) -> io::Result<()> {
         self.ring.push(piece);
         Ok(())
     }
@@ -42,9 +54,7 @@ impl Cap for TailUnits {
         if total == 0 {
             return Ok(Outcome::Nothing(notice::NO_OUTPUT));
         }
-        let held = self.ring.make_contiguous();
-        let (start, shown) = self.unit.last_start(held, self.limit);
-        out.data(&held[start..])?;
+        let shown = self.write_kept(out)?;
         if total <= self.limit {
             return Ok(Outcome::Whole);
         }
@@ -62,5 +72,9 @@ impl Cap for TailUnits {
                 saved: None,
             },
         ))
+    }
+
+    fn cut(&self, totals: &Totals) -> Cut {
+        Cut { before_byte: Some(totals.bytes - self.kept), ..Cut::default() }
     }
 }

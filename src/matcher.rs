@@ -1,0 +1,185 @@
+//! Line patterns (`--pattern`, `--keep`) and the whole lines they are
+//! matched against.
+
+use memchr::memmem::Finder;
+use regex::bytes::Regex;
+
+use crate::caps::LineSplitter;
+use crate::utf8;
+
+/// The most of one line held to match it. A longer line is matched on its
+/// first part, so memory stays bounded on a line of any length.
+pub const LINE_LIMIT: usize = 512 * 1024;
+
+/// A pattern lines are matched against, on bytes.
+#[derive(Clone, Debug)]
+pub enum Matcher {
+    /// A regular expression (Rust `regex` syntax).
+    Regex(Regex),
+    /// A literal string (`--fixed-strings`).
+    Literal(Box<Finder<'static>>),
+}
+
+impl Matcher {
+    /// A matcher for `pattern`, a literal when `fixed` is set. The error
+    /// says why the pattern is not valid.
+    pub fn new(pattern: &str, fixed: bool) -> Result<Matcher, String> {
+        if fixed {
+            return Ok(Matcher::Literal(Box::new(Finder::new(pattern.as_bytes()).into_owned())));
+        }
+        Regex::new(pattern).map(Matcher::Regex).map_err(|e| e.to_string())
+    }
+
+    /// Whether `line` (without its ending) holds a match.
+    pub fn is_match(&self, line: &[u8]) -> bool {
+        match self {
+            Matcher::Regex(regex) => regex.is_match(line),
+            Matcher::Literal(finder) => finder.find(line).is_some(),
+        }
+    }
+}
+
+/// `line` without its ending, `\n` or `\r\n`.
+pub fn content(line: &[u8]) -> &[u8] {
+    match line.strip_suffix(b"\n") {
+        Some(body) => body.strip_suffix(b"\r").unwrap_or(body),
+        None => line,
+    }
+}
+
+/// A line, or the first part of one, as [`LineAssembler`] hands it out.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// A line: all of it when `whole`, else its first [`LINE_LIMIT`]
+    /// bytes (more follows as [`Event::Rest`]).
+    Line {
+        /// Its line number, from 1.
+        number: u64,
+        /// Its bytes, with its ending when whole.
+        bytes: &'a [u8],
+        /// Whether `bytes` is the whole line.
+        whole: bool,
+    },
+    /// More of a line too long to hold.
+    Rest {
+        /// The bytes.
+        bytes: &'a [u8],
+        /// Whether the line is over.
+        ends: bool,
+    },
+}
+
+/// Gathers the stream into whole lines, without copying those that lie
+/// within one piece, and with at most [`LINE_LIMIT`] bytes of one line.
+#[derive(Debug, Default)]
+pub struct LineAssembler {
+    splitter: LineSplitter,
+    held: Vec<u8>,
+    /// The current line went past the limit: its rest streams through.
+    overflow: bool,
+}
+
+impl LineAssembler {
+    /// Hands `f` the lines of `piece`, which begins and ends on character
+    /// boundaries. Stops at the first error `f` returns.
+    pub fn feed<E>(&mut self, piece: &[u8], mut f: impl FnMut(Event) -> Result<(), E>) -> Result<(), E> {
+        let LineAssembler { splitter, held, overflow } = self;
+        let mut result = Ok(());
+        splitter.split(piece, |number, part| {
+            result = assemble(held, overflow, number, part, &mut f);
+            result.is_ok()
+        });
+        result
+    }
+
+    /// Hands `f` the end of a last line that has no `\n`.
+    pub fn finish<E>(&mut self, mut f: impl FnMut(Event) -> Result<(), E>) -> Result<(), E> {
+        if std::mem::take(&mut self.overflow) {
+            return f(Event::Rest { bytes: &[], ends: true });
+        }
+        if self.held.is_empty() {
+            return Ok(());
+        }
+        let number = self.splitter.line();
+        let result = f(Event::Line { number, bytes: &self.held, whole: true });
+        self.held.clear();
+        result
+    }
+}
+
+fn assemble<E>(
+    held: &mut Vec<u8>,
+    overflow: &mut bool,
+    number: u64,
+    part: &[u8],
+    f: &mut impl FnMut(Event) -> Result<(), E>,
+) -> Result<(), E> {
+    let ends = part.last() == Some(&b'\n');
+    if *overflow {
+        *overflow = !ends;
+        return f(Event::Rest { bytes: part, ends });
+    }
+    if held.is_empty() && ends {
+        return f(Event::Line { number, bytes: part, whole: true });
+    }
+    if held.len() + part.len() <= LINE_LIMIT {
+        held.extend_from_slice(part);
+        if !ends {
+            return Ok(());
+        }
+        let result = f(Event::Line { number, bytes: held, whole: true });
+        held.clear();
+        return result;
+    }
+    // Past the limit: cut on a character boundary, hand out what is held,
+    // and let the rest of the line stream through.
+    let mut take = LINE_LIMIT - held.len();
+    take -= utf8::incomplete_suffix(&part[..take]);
+    held.extend_from_slice(&part[..take]);
+    let result = f(Event::Line { number, bytes: held, whole: false });
+    held.clear();
+    result?;
+    *overflow = !ends;
+    f(Event::Rest { bytes: &part[take..], ends })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_line_endings() {
+        assert_eq!(content(b"a\r\n"), b"a");
+        assert_eq!(content(b"a\n"), b"a");
+        assert_eq!(content(b"a\r"), b"a\r");
+        assert_eq!(content(b"a"), b"a");
+    }
+
+    #[test]
+    fn assembles_lines_across_pieces() {
+        let mut lines = Vec::new();
+        let mut assembler = LineAssembler::default();
+        for piece in [&b"ab"[..], b"c\nd", b"\n", b"e"] {
+            assembler
+                .feed(piece, |e| {
+                    if let Event::Line { number, bytes, whole } = e {
+                        lines.push((number, bytes.to_vec(), whole));
+                    }
+                    Ok::<(), ()>(())
+                })
+                .unwrap();
+        }
+        assembler
+            .finish(|e| {
+                if let Event::Line { number, bytes, whole } = e {
+                    lines.push((number, bytes.to_vec(), whole));
+                }
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+        assert_eq!(
+            lines,
+            [(1, b"abc\n".to_vec(), true), (2, b"d\n".to_vec(), true), (3, b"e".to_vec(), true)]
+        );
+    }
+}

@@ -1,0 +1,111 @@
+//! `--save FILE` and `--save-dir DIR`: the whole input, uncut, written as
+//! it is read.
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use tempfile::NamedTempFile;
+
+/// Where to save the whole input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SaveTo {
+    /// This file, created or truncated.
+    File(PathBuf),
+    /// A new `capout-XXXXXX.log` in this directory, removed again when
+    /// nothing was cut.
+    Dir(PathBuf),
+}
+
+/// An error of the file the input is saved to.
+#[derive(Debug)]
+pub struct SaveError {
+    /// The file.
+    pub path: PathBuf,
+    /// What went wrong.
+    pub error: io::Error,
+}
+
+impl std::fmt::Display for SaveError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot save the output to {}: {}", self.path.display(), self.error)
+    }
+}
+
+impl std::error::Error for SaveError {}
+
+#[derive(Debug)]
+enum Target {
+    File(File),
+    Temp(NamedTempFile),
+}
+
+/// The file the input goes to. A write error stops the saving but not the
+/// run: the capped output still matters most; the error is told at the end.
+#[derive(Debug)]
+pub struct Saver {
+    target: Target,
+    path: PathBuf,
+    error: Option<io::Error>,
+}
+
+impl Saver {
+    /// Creates the file, before any input is read.
+    pub fn create(to: &SaveTo) -> Result<Saver, SaveError> {
+        let (target, path) = match to {
+            SaveTo::File(path) => {
+                let file = File::create(path).map_err(|error| SaveError { path: path.clone(), error })?;
+                (Target::File(file), path.clone())
+            }
+            SaveTo::Dir(dir) => {
+                let temp = tempfile::Builder::new()
+                    .prefix("capout-")
+                    .suffix(".log")
+                    .rand_bytes(6)
+                    .tempfile_in(dir)
+                    .map_err(|error| SaveError { path: dir.clone(), error })?;
+                let path = temp.path().to_path_buf();
+                (Target::Temp(temp), path)
+            }
+        };
+        Ok(Saver { target, path, error: None })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends raw input.
+    pub fn write(&mut self, bytes: &[u8]) {
+        if self.error.is_some() {
+            return;
+        }
+        let result = match &mut self.target {
+            Target::File(file) => file.write_all(bytes),
+            Target::Temp(temp) => temp.write_all(bytes),
+        };
+        self.error = result.err();
+    }
+
+    /// Ends the saving. A `--save-dir` file is kept only when `cut`.
+    /// Returns the path of the file left behind, or the first error.
+    pub fn finish(self, cut: bool) -> Result<Option<PathBuf>, SaveError> {
+        let Saver { target, path, error } = self;
+        if let Some(error) = error {
+            return Err(SaveError { path, error });
+        }
+        match target {
+            Target::File(mut file) => {
+                file.flush().map_err(|error| SaveError { path: path.clone(), error })?;
+                Ok(Some(path))
+            }
+            Target::Temp(temp) if cut => {
+                temp.keep().map_err(|e| SaveError { path: path.clone(), error: e.error })?;
+                Ok(Some(path))
+            }
+            // Dropping the temporary file removes it.
+            Target::Temp(_) => Ok(None),
+        }
+    }
+}

@@ -1,0 +1,78 @@
+//! Reading only the end of a seekable file, as GNU `tail` does, when the
+//! cap needs nothing before the part it keeps.
+
+use std::fs::File;
+use std::io::{self, Seek, SeekFrom};
+use std::os::unix::fs::FileExt;
+
+use memchr::memrchr_iter;
+
+use crate::{CapSpec, Config};
+
+/// How much is read at a time while looking backwards for lines.
+const BLOCK: u64 = 64 * 1024;
+
+/// Whether the output depends only on the end of the input: a tail cap,
+/// and nothing that needs the whole input (totals, saving, transforms
+/// whose state runs from the start, line numbers).
+pub fn needs_only_the_end(config: &Config) -> bool {
+    matches!(config.cap, CapSpec::TailChars(_) | CapSpec::TailLines(_))
+        && !config.json
+        && config.keep.is_none()
+        && config.save.is_none()
+        && !config.strip_ansi
+        && !config.collapse_cr
+        && !config.line_numbers
+        && config.template.as_ref().is_none_or(|t| !t.needs_totals())
+}
+
+/// When `file` is a regular file and the config allows it, moves the
+/// file's offset forward to the start of the part the cap can keep, with
+/// a unit or a `\n` more so the cap still sees that something was cut.
+/// The output is the same; the time no longer grows with the file.
+pub fn skip_to_tail(file: &mut File, config: &Config) -> io::Result<()> {
+    if !needs_only_the_end(config) || !file.metadata()?.is_file() {
+        return Ok(());
+    }
+    let start = file.stream_position()?;
+    let end = file.metadata()?.len();
+    let target = match config.cap {
+        // One unit more than the cap can take, so the cut shows.
+        CapSpec::TailChars(n) => end.saturating_sub(config.unit.max_bytes(n).saturating_add(4)),
+        // From the `\n` before the last `n` lines: an empty line more than
+        // the cap keeps.
+        CapSpec::TailLines(n) => last_lines_start(file, start, end, n)?.saturating_sub(1),
+        _ => start,
+    };
+    if target > start {
+        file.seek(SeekFrom::Start(target))?;
+    }
+    Ok(())
+}
+
+/// The offset where the last `lines` lines of `file[start..end]` begin,
+/// read backwards a block at a time (`start` when there are fewer).
+fn last_lines_start(file: &File, start: u64, end: u64, lines: u64) -> io::Result<u64> {
+    let mut buf = vec![0; BLOCK as usize];
+    let mut pos = end;
+    // A last line without `\n` is a line; with one, that `\n` ends it.
+    let mut newlines_wanted = lines;
+    let mut first = true;
+    while pos > start {
+        let from = pos.saturating_sub(BLOCK).max(start);
+        let block = &mut buf[..(pos - from) as usize];
+        file.read_exact_at(block, from)?;
+        if first && block.last() == Some(&b'\n') {
+            newlines_wanted = newlines_wanted.saturating_add(1);
+        }
+        first = false;
+        for i in memrchr_iter(b'\n', block) {
+            newlines_wanted -= 1;
+            if newlines_wanted == 0 {
+                return Ok(from + i as u64 + 1);
+            }
+        }
+        pos = from;
+    }
+    Ok(start)
+}

@@ -1,0 +1,211 @@
+//! The opt-in rewrites applied before counting: `--strip-ansi` and
+//! `--collapse-cr`. Both are streaming state machines, so an escape
+//! sequence or a `\r\n` split across reads is handled like any other.
+
+use memchr::{memchr, memchr2};
+
+/// The longest stretch of a line `--collapse-cr` holds while it waits to
+/// see whether a `\r` erases it. Longer stretches are passed on, so memory
+/// stays bounded on a huge line; a later `\r` then erases only what
+/// followed them.
+pub const COLLAPSE_LIMIT: usize = 64 * 1024;
+
+/// The transforms in force, in the order they apply.
+#[derive(Debug, Default)]
+pub struct Transforms {
+    strip: Option<StripAnsi>,
+    collapse: Option<CollapseCr>,
+    scratch: Vec<u8>,
+}
+
+impl Transforms {
+    /// The transforms that `strip_ansi` and `collapse_cr` ask for.
+    pub fn new(strip_ansi: bool, collapse_cr: bool) -> Self {
+        Transforms {
+            strip: strip_ansi.then(StripAnsi::default),
+            collapse: collapse_cr.then(CollapseCr::default),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Whether any transform is in force.
+    pub fn any(&self) -> bool {
+        self.strip.is_some() || self.collapse.is_some()
+    }
+
+    /// Appends the transformed `input` to `out`.
+    pub fn apply(&mut self, input: &[u8], out: &mut Vec<u8>) {
+        match (&mut self.strip, &mut self.collapse) {
+            (Some(strip), Some(collapse)) => {
+                self.scratch.clear();
+                strip.apply(input, &mut self.scratch);
+                collapse.apply(&self.scratch, out);
+            }
+            (Some(strip), None) => strip.apply(input, out),
+            (None, Some(collapse)) => collapse.apply(input, out),
+            (None, None) => out.extend_from_slice(input),
+        }
+    }
+
+    /// Appends what the transforms still hold at the end of the input.
+    pub fn finish(&mut self, out: &mut Vec<u8>) {
+        if let Some(collapse) = &mut self.collapse {
+            collapse.finish(out);
+        }
+    }
+}
+
+const ESC: u8 = 0x1b;
+const BEL: u8 = 0x07;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Ansi {
+    /// Plain text.
+    #[default]
+    Ground,
+    /// After ESC.
+    Escape,
+    /// After ESC and intermediate bytes, as in `ESC ( B`.
+    Intermediate,
+    /// Inside `ESC [`: parameters and intermediates up to a final byte.
+    Csi,
+    /// Inside a string (OSC `ESC ]`, DCS, SOS, PM, APC) up to BEL or ST.
+    String,
+    /// ESC inside a string: `ESC \` ends it.
+    StringEscape,
+}
+
+/// Removes ANSI escape sequences (ECMA-48): CSI, OSC and the other
+/// strings, and two-byte and intermediate ESC sequences.
+///
+/// A sequence broken by a byte it cannot contain ends there, and that
+/// byte is kept: a newline is never swallowed by a malformed sequence.
+#[derive(Debug, Default)]
+pub struct StripAnsi {
+    state: Ansi,
+}
+
+impl StripAnsi {
+    /// Appends `input` without its escape sequences to `out`.
+    pub fn apply(&mut self, mut input: &[u8], out: &mut Vec<u8>) {
+        while let Some((&b, rest)) = input.split_first() {
+            if self.state != Ansi::Ground {
+                self.step(b, out);
+                input = rest;
+                continue;
+            }
+            let Some(i) = memchr(ESC, input) else {
+                out.extend_from_slice(input);
+                return;
+            };
+            out.extend_from_slice(&input[..i]);
+            self.state = Ansi::Escape;
+            input = &input[i + 1..];
+        }
+    }
+
+    /// Takes one byte inside a sequence.
+    // One arm per state and byte class reads as the table it is.
+    #[allow(clippy::match_same_arms)]
+    fn step(&mut self, b: u8, out: &mut Vec<u8>) {
+        self.state = match (self.state, b) {
+            (Ansi::Escape, b'[') => Ansi::Csi,
+            (Ansi::Escape, b']' | b'P' | b'X' | b'^' | b'_') => Ansi::String,
+            (Ansi::Escape | Ansi::Intermediate, 0x20..=0x2f) => Ansi::Intermediate,
+            (Ansi::Escape | Ansi::Intermediate, 0x30..=0x7e) | (Ansi::Csi, 0x40..=0x7e) => Ansi::Ground,
+            (Ansi::Csi, 0x20..=0x3f) => Ansi::Csi,
+            (Ansi::Escape | Ansi::Intermediate | Ansi::Csi, ESC) => Ansi::Escape,
+            (Ansi::String, BEL) | (Ansi::StringEscape, b'\\') => Ansi::Ground,
+            (Ansi::String, ESC) => Ansi::StringEscape,
+            (Ansi::String, b) if b != b'\n' => Ansi::String,
+            (Ansi::StringEscape, _) => {
+                // An ESC in a string that does not end it starts a new sequence.
+                self.state = Ansi::Escape;
+                return self.step(b, out);
+            }
+            // A byte no sequence can hold ends the sequence and is kept.
+            (_, b) => {
+                out.push(b);
+                Ansi::Ground
+            }
+        };
+    }
+}
+
+/// Keeps only the text after the last `\r` of each line, as a terminal
+/// shows a progress bar; a `\r\n` ending stays.
+#[derive(Debug, Default)]
+pub struct CollapseCr {
+    /// The line's text since its start or its last `\r`, not yet passed on.
+    held: Vec<u8>,
+    /// The last input byte was a `\r`: an ending if `\n` follows.
+    cr: bool,
+}
+
+impl CollapseCr {
+    /// Appends the collapsed `input` to `out`.
+    pub fn apply(&mut self, mut input: &[u8], out: &mut Vec<u8>) {
+        if self.cr && !input.is_empty() {
+            self.cr = false;
+            if input[0] == b'\n' {
+                out.extend_from_slice(&self.held);
+                out.extend_from_slice(b"\r\n");
+                input = &input[1..];
+            }
+            self.held.clear();
+        }
+        while !input.is_empty() {
+            let Some(i) = memchr2(b'\r', b'\n', input) else {
+                self.hold(input, out);
+                return;
+            };
+            if input[i] == b'\n' {
+                if self.held.is_empty() {
+                    out.extend_from_slice(&input[..=i]);
+                } else {
+                    out.extend_from_slice(&self.held);
+                    self.held.clear();
+                    out.extend_from_slice(&input[..=i]);
+                }
+                input = &input[i + 1..];
+                continue;
+            }
+            match input.get(i + 1) {
+                None => {
+                    self.hold(&input[..i], out);
+                    self.cr = true;
+                    return;
+                }
+                Some(b'\n') => {
+                    out.extend_from_slice(&self.held);
+                    self.held.clear();
+                    out.extend_from_slice(&input[..i + 2]);
+                    input = &input[i + 2..];
+                }
+                Some(_) => {
+                    self.held.clear();
+                    input = &input[i + 1..];
+                }
+            }
+        }
+    }
+
+    /// Holds `text`, passing on what goes past the limit.
+    fn hold(&mut self, text: &[u8], out: &mut Vec<u8>) {
+        if self.held.len() + text.len() > COLLAPSE_LIMIT {
+            out.extend_from_slice(&self.held);
+            self.held.clear();
+            out.extend_from_slice(text);
+        } else {
+            self.held.extend_from_slice(text);
+        }
+    }
+
+    /// Passes on what is held at the end of the input; a last `\r` erased it.
+    pub fn finish(&mut self, out: &mut Vec<u8>) {
+        if !std::mem::take(&mut self.cr) {
+            out.extend_from_slice(&self.held);
+        }
+        self.held.clear();
+    }
+}

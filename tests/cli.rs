@@ -1,0 +1,326 @@
+//! Black-box tests of the `capout` binary: exact bytes in, exact bytes out.
+
+use assert_cmd::Command;
+
+fn capout() -> Command {
+    let mut cmd = Command::cargo_bin("capout").expect("the binary is built");
+    cmd.env_remove("CAPOUT_OPTS");
+    cmd
+}
+
+/// Runs capout with `args` on `input`; returns stdout, checking that it
+/// exits 0 with nothing on stderr.
+fn run(args: &[&str], input: impl Into<Vec<u8>>) -> Vec<u8> {
+    let out = capout().args(args).write_stdin(input.into()).output().expect("capout runs");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "", "stderr of {args:?}");
+    assert_eq!(out.status.code(), Some(0), "status of {args:?}");
+    out.stdout
+}
+
+/// `(name, args, input, expected stdout)`.
+type Case = (&'static str, &'static [&'static str], &'static [u8], &'static [u8]);
+
+/// Every case must hold to the byte.
+const CASES: &[Case] = &[
+    // The default cap.
+    ("default_is_tail_5000_chars", &[], b"short\n", b"short\n"),
+    ("empty_input_says_no_output", &[], b"", b"(no output)\n"),
+    ("empty_input_no_matches", &["-m", "3"], b"", b"No matches found.\n"),
+    ("empty_input_head_lines", &["-n", "3"], b"", b"(no output)\n"),
+    // --tail-chars
+    ("tail_chars_exactly_n_has_no_notice", &["-c", "4"], b"abc\n", b"abc\n"),
+    ("tail_chars_n_plus_one", &["-c", "4"], b"xabc\n", b"abc\n... (truncated, showing last 4 chars)\n"),
+    (
+        "tail_chars_notice_on_its_own_line",
+        &["-c", "2"],
+        b"abc",
+        b"bc\n... (truncated, showing last 2 chars)\n",
+    ),
+    (
+        "tail_chars_counts_characters",
+        &["-c", "2"],
+        "h\u{e9}\u{20ac}".as_bytes(),
+        "\u{e9}\u{20ac}\n... (truncated, showing last 2 chars)\n".as_bytes(),
+    ),
+    (
+        "tail_chars_never_splits_a_character",
+        &["-c", "1"],
+        "a\u{1f600}".as_bytes(),
+        "\u{1f600}\n... (truncated, showing last 1 chars)\n".as_bytes(),
+    ),
+    (
+        "tail_chars_stray_continuation_is_one_char",
+        &["-c", "2"],
+        b"ab\x80\x80",
+        b"\x80\x80\n... (truncated, showing last 2 chars)\n",
+    ),
+    (
+        "tail_chars_cut_off_sequence_at_end",
+        &["-c", "2"],
+        b"abc\xe2\x82",
+        b"c\xe2\x82\n... (truncated, showing last 2 chars)\n",
+    ),
+    (
+        "tail_chars_overlong_is_two_chars",
+        &["-c", "2"],
+        b"a\xc0\x80",
+        b"\xc0\x80\n... (truncated, showing last 2 chars)\n",
+    ),
+    ("tail_chars_nul_bytes_pass", &["-c", "3"], b"a\0b\0", b"\0b\0\n... (truncated, showing last 3 chars)\n"),
+    (
+        "tail_chars_crlf_is_two_chars",
+        &["-c", "3"],
+        b"ab\r\n",
+        b"b\r\n... (truncated, showing last 3 chars)\n",
+    ),
+    ("tail_chars_huge_cap", &["-c", "18446744073709551615"], b"abc\n", b"abc\n"),
+    (
+        "tail_bytes",
+        &["-c", "2", "--bytes"],
+        "x\u{e9}".as_bytes(),
+        b"\xc3\xa9\n... (truncated, showing last 2 bytes)\n",
+    ),
+    // --head-chars
+    (
+        "head_chars",
+        &["--head-chars", "2"],
+        "\u{e9}\u{e9}\u{e9}\n".as_bytes(),
+        "\u{e9}\u{e9}\n... (truncated, showing first 2 chars)\n".as_bytes(),
+    ),
+    ("head_chars_exactly_n", &["--head-chars", "4"], b"abc\n", b"abc\n"),
+    // --head-lines
+    ("head_lines_exactly_n", &["-n", "2"], b"a\nb\n", b"a\nb\n"),
+    (
+        "head_lines_n_plus_one",
+        &["-n", "2"],
+        b"a\nb\nc\n",
+        b"a\nb\n... (truncated, showing lines 1-2 of 3, next offset 2)\n",
+    ),
+    (
+        "head_lines_no_final_newline_counts",
+        &["-n", "1"],
+        b"a\nb",
+        b"a\n... (truncated, showing lines 1-1 of 2, next offset 1)\n",
+    ),
+    ("head_lines_last_line_without_newline", &["-n", "5"], b"a\nb", b"a\nb"),
+    ("head_lines_window_reaches_end", &["-n", "2", "--offset", "1"], b"a\nb\nc\n", b"b\nc\n"),
+    (
+        "head_lines_offset_window",
+        &["-n", "1", "--offset", "1"],
+        b"a\nb\nc\n",
+        b"b\n... (truncated, showing lines 2-2 of 3, next offset 2)\n",
+    ),
+    (
+        "head_lines_offset_past_end",
+        &["-n", "1", "--offset", "3"],
+        b"a\nb\nc\n",
+        b"... (offset 3 is past the end, input has 3 lines)\n",
+    ),
+    (
+        "head_lines_offset_max",
+        &["-n", "1", "--offset", "18446744073709551615"],
+        b"a\n",
+        b"... (offset 18446744073709551615 is past the end, input has 1 lines)\n",
+    ),
+    (
+        "head_lines_limit_alias",
+        &["--limit", "1"],
+        b"a\nb\n",
+        b"a\n... (truncated, showing lines 1-1 of 2, next offset 1)\n",
+    ),
+    (
+        "head_lines_crlf_kept",
+        &["-n", "1"],
+        b"a\r\nb\r\n",
+        b"a\r\n... (truncated, showing lines 1-1 of 2, next offset 1)\n",
+    ),
+    (
+        "head_lines_line_cap",
+        &["-n", "1", "--max-line-chars", "3"],
+        b"abcd\r\n",
+        b"abc ... (line truncated to 3 chars)\r\n",
+    ),
+    ("head_lines_line_cap_exactly_w", &["-n", "1", "--max-line-chars", "3"], b"abc\r\n", b"abc\r\n"),
+    ("head_lines_line_cap_off", &["-n", "1", "--max-line-chars", "0"], b"abcd\n", b"abcd\n"),
+    (
+        "head_lines_line_cap_in_bytes",
+        &["-n", "1", "--max-line-chars", "1", "--bytes"],
+        "\u{e9}\n".as_bytes(),
+        b"\xc3 ... (line truncated to 1 bytes)\n",
+    ),
+    (
+        "head_lines_line_cap_multibyte",
+        &["-n", "1", "--max-line-chars", "1"],
+        "\u{e9}\u{e9}".as_bytes(),
+        "\u{e9} ... (line truncated to 1 chars)".as_bytes(),
+    ),
+    ("head_lines_numbers", &["-n", "2", "-N", "--offset", "1"], b"a\nb\nc\n", b"     2\tb\n     3\tc\n"),
+    ("head_lines_invalid_utf8_passes", &["-n", "1"], b"\xff\xfe\n", b"\xff\xfe\n"),
+    // --max-matches
+    ("max_matches_exactly_n", &["-m", "2"], b"a\nb\n", b"a\nb\n"),
+    ("max_matches_n_plus_one", &["-m", "2"], b"a\nb\nc\n", b"a\nb\n... (3 total, showing first 2)\n"),
+    ("max_matches_numbers", &["-m", "1", "-N"], b"a\nb\n", b"     1\ta\n... (2 total, showing first 1)\n"),
+    // --tail-lines
+    ("tail_lines_exactly_n", &["--tail-lines", "2"], b"a\nb\n", b"a\nb\n"),
+    ("tail_lines_n_plus_one", &["--tail-lines", "2"], b"a\nb\nc\n", b"b\nc\n... (truncated, showing last 2 lines)\n"),
+    ("tail_lines_no_final_newline", &["--tail-lines", "1"], b"a\nb", b"b\n... (truncated, showing last 1 lines)\n"),
+    ("tail_lines_numbers", &["--tail-lines", "1", "-N"], b"a\nb\n", b"     2\tb\n... (truncated, showing last 1 lines)\n"),
+    ("tail_lines_line_cap", &["--tail-lines", "1", "--max-line-chars", "2"], b"abc\r\n", b"ab ... (line truncated to 2 chars)\r\n"),
+    // head+tail pairs
+    ("head_tail_lines", &["-n", "1", "--tail-lines", "1"], b"a\nb\nc\nd\n", b"a\n... (truncated, omitted 2 lines) ...\nd\n"),
+    ("head_tail_lines_whole", &["-n", "2", "--tail-lines", "2"], b"a\nb\nc\nd\n", b"a\nb\nc\nd\n"),
+    ("head_tail_lines_numbers", &["-n", "1", "--tail-lines", "1", "-N"], b"a\nb\nc\n", b"     1\ta\n... (truncated, omitted 1 lines) ...\n     3\tc\n"),
+    ("head_tail_chars", &["--head-chars", "2", "-c", "2"], b"abcdef", b"ab\n... (truncated, omitted 2 chars) ...\nef"),
+    ("head_tail_chars_whole", &["--head-chars", "3", "-c", "3"], b"abcdef", b"abcdef"),
+    ("head_tail_bytes", &["--head-chars", "1", "-c", "1", "--bytes"], b"a\nb\nc", b"a\n... (truncated, omitted 3 bytes) ...\nc"),
+    // --pattern
+    ("pattern_counts_matching_lines", &["-m", "1", "-e", "err"], b"ok\nerr 1\nfine\nerr 2\n", b"err 1\n... (2 total, showing first 1)\n"),
+    ("pattern_all_shown", &["-m", "5", "-e", "^e"], b"ok\nerr 1\n", b"err 1\n"),
+    ("pattern_no_match", &["-m", "5", "-e", "zzz"], b"ok\n", b"No matches found.\n"),
+    ("pattern_numbers_are_input_lines", &["-m", "5", "-e", "b", "-N"], b"a\nb\n", b"     2\tb\n"),
+    ("pattern_matches_without_ending", &["-m", "5", "-e", "a$"], b"a\r\nb\n", b"a\r\n"),
+    ("pattern_on_invalid_utf8", &["-m", "5", "-e", "x"], b"\xffx\n\xfe\n", b"\xffx\n"),
+    ("fixed_strings", &["-m", "5", "-F", "-e", "a.b"], b"a.b\naxb\n", b"a.b\n"),
+    // --strip-ansi, --collapse-cr
+    ("strip_ansi", &["--strip-ansi"], b"\x1b[1;31mred\x1b[0m \x1b]0;t\x07x\x1b(B\n", b"red x\n"),
+    ("strip_ansi_before_counting", &["-c", "3", "--strip-ansi"], b"ab\x1b[31mcd\n", b"cd\n... (truncated, showing last 3 chars)\n"),
+    ("strip_ansi_keeps_a_newline_in_a_broken_osc", &["--strip-ansi"], b"a\x1b]0;t\nb\n", b"a\nb\n"),
+    ("collapse_cr", &["--collapse-cr"], b"10%\r50%\r100%\ndone\r\n", b"100%\ndone\r\n"),
+    ("collapse_cr_last_cr_erases", &["--collapse-cr"], b"a\nbar\r", b"a\n"),
+    // --keep
+    ("keep_rescues_cut_lines", &["--tail-lines", "1", "--keep", "error"], b"error: one\nok\nerror: two\nend\n", b"end\n... (truncated, showing last 1 lines)\n... (cut lines matching error: 2)\n1:error: one\n3:error: two\n"),
+    ("keep_max", &["--tail-lines", "1", "--keep", "e", "--keep-max", "1"], b"e1\ne2\nx\n", b"x\n... (truncated, showing last 1 lines)\n... (cut lines matching e: 2, showing first 1)\n1:e1\n"),
+    ("keep_ignores_kept_lines", &["--tail-lines", "2", "--keep", "e"], b"a\nb\ne\n", b"b\ne\n... (truncated, showing last 2 lines)\n"),
+    ("keep_with_head_lines", &["-n", "1", "--keep", "E"], b"a\nb\nE!\n", b"a\n... (truncated, showing lines 1-1 of 3, next offset 1)\n... (cut lines matching E: 1)\n3:E!\n"),
+    ("keep_with_tail_chars_needs_whole_lines", &["-c", "4", "--keep", "x"], b"x1\nx2\nx3\n", b"\nx3\n... (truncated, showing last 4 chars)\n... (cut lines matching x: 1)\n1:x1\n"),
+    ("keep_applies_the_line_cap", &["--tail-lines", "1", "--keep", "x", "--max-line-chars", "2"], b"xxxx\ny\n", b"y\n... (truncated, showing last 1 lines)\n... (cut lines matching x: 1)\n1:xx ... (line truncated to 2 chars)\n"),
+    ("keep_nothing_when_nothing_cut", &["--tail-lines", "5", "--keep", "x"], b"x\n", b"x\n"),
+    // --notice
+    ("notice_none", &["-c", "1", "--notice", "none"], b"ab", b"b"),
+    ("notice_none_no_output", &["--notice", "none"], b"", b""),
+];
+
+#[test]
+fn every_case_holds_to_the_byte() {
+    for (name, args, input, want) in CASES {
+        let got = run(args, *input);
+        assert!(
+            got == *want,
+            "{name}: capout {args:?}\nwant: {:?}\ngot:  {:?}",
+            String::from_utf8_lossy(want),
+            String::from_utf8_lossy(&got)
+        );
+    }
+}
+
+#[test]
+fn notice_to_stderr_leaves_stdout_untouched() {
+    let out = capout().args(["-c", "1", "--notice", "stderr"]).write_stdin("ab").output().unwrap();
+    assert_eq!(out.stdout, b"b");
+    assert_eq!(out.stderr, b"... (truncated, showing last 1 chars)\n");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn a_one_mib_line_is_capped() {
+    let mut line = vec![b'x'; 1 << 20];
+    line.push(b'\n');
+    let got = run(&["-n", "1"], line.clone());
+    let mut want = vec![b'x'; 2000];
+    want.extend_from_slice(b" ... (line truncated to 2000 chars)\n");
+    assert_eq!(got, want);
+    let got = run(&["-c", "3"], line);
+    assert_eq!(got, b"xx\n... (truncated, showing last 3 chars)\n");
+}
+
+#[test]
+fn usage_errors_exit_2_and_name_the_option() {
+    for (args, says) in [
+        (&["-c", "0"][..], "'0' for '--tail-chars <N>'"),
+        (&["-n", "-3"], "'-3' for '--head-lines <N>'"),
+        (&["-m", "many"], "'many' for '--max-matches <N>'"),
+        (&["--head-chars", "18446744073709551616"], "'18446744073709551616' for '--head-chars <N>'"),
+        (&["-c", "1", "-n", "1"], "--tail-chars and --head-lines"),
+        (&["--offset", "2"], "--offset"),
+        (&["-N"], "--line-numbers"),
+        (&["--notice", "loud"], "'loud' for '--notice <WHERE>'"),
+        (&["--bogus"], "'--bogus'"),
+    ] {
+        let out = capout().args(args).write_stdin("x\n").output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?} should say {says:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn a_directory_on_stdin_is_one_error_line() {
+    let dir = std::env::temp_dir();
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("capout"))
+        .stdin(std::fs::File::open(&dir).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "capout: error reading input: Is a directory (os error 21)\n"
+    );
+}
+
+#[test]
+fn a_closed_stdout_ends_capout_quietly() {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("capout"))
+        .args(["-n", "100000", "--max-line-chars", "0"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 2];
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"1\n").unwrap();
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    // Keep writing until capout notices that nobody reads its output.
+    let line = vec![b'y'; 4096];
+    for _ in 0..1000 {
+        if stdin.write_all(&line).is_err() {
+            break;
+        }
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(first, *b"1\n");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn help_and_version_exit_0() {
+    capout().arg("--help").assert().success();
+    capout().arg("--version").assert().success().stdout(format!("capout {}\n", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn the_man_page_documents_every_long_option_of_help() {
+    let help = capout().arg("--help").output().unwrap().stdout;
+    let help = String::from_utf8(help).unwrap();
+    let man = include_str!("../man/capout.1").replace("\\-", "-");
+    let mut options: Vec<&str> = help
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|word| word.starts_with("--") && word.len() > 2)
+        .collect();
+    options.sort_unstable();
+    options.dedup();
+    assert!(options.len() > 20, "--help lists the options: {options:?}");
+    for option in options {
+        let documented = man.match_indices(option).any(|(i, _)| {
+            !man[i + option.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-')
+        });
+        assert!(documented, "man/capout.1 lacks {option}");
+    }
+}

@@ -1,0 +1,378 @@
+//! A naive model of the spec: the whole input in memory, every cap and
+//! option computed the obvious way. The engine must agree with it.
+
+// The model is meant to read as the spec does: one table per state
+// machine, one match over the caps.
+#![allow(clippy::match_same_arms, clippy::too_many_lines)]
+
+use capout::{CapSpec, Config, Unit};
+
+use super::Rng;
+
+/// The characters of `input` as byte ranges, by std's lossy decoding.
+fn char_ranges(input: &[u8]) -> Vec<(usize, usize)> {
+    let mut ranges = Vec::new();
+    let mut pos = 0;
+    for chunk in input.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            ranges.push((pos, pos + c.len_utf8()));
+            pos += c.len_utf8();
+        }
+        if !chunk.invalid().is_empty() {
+            ranges.push((pos, pos + chunk.invalid().len()));
+            pos += chunk.invalid().len();
+        }
+    }
+    ranges
+}
+
+fn units(input: &[u8], unit: Unit) -> Vec<(usize, usize)> {
+    match unit {
+        Unit::Chars => char_ranges(input),
+        Unit::Bytes => (0..input.len()).map(|i| (i, i + 1)).collect(),
+    }
+}
+
+fn unit_name(unit: Unit) -> &'static str {
+    if unit == Unit::Bytes { "bytes" } else { "chars" }
+}
+
+/// One line as the line caps write it.
+fn shape_line(line: &[u8], number: usize, config: &Config) -> Vec<u8> {
+    let mut out = Vec::new();
+    if config.line_numbers {
+        out.extend_from_slice(format!("{number:>6}\t").as_bytes());
+    }
+    let ending: &[u8] = if line.ends_with(b"\r\n") {
+        b"\r\n"
+    } else if line.ends_with(b"\n") {
+        b"\n"
+    } else {
+        b""
+    };
+    let body = &line[..line.len() - ending.len()];
+    let body_units = units(body, config.unit);
+    match config.max_line {
+        Some(w) if body_units.len() as u64 > w => {
+            out.extend_from_slice(&body[..body_units[w as usize - 1].1]);
+            out.extend_from_slice(
+                format!(" ... (line truncated to {w} {})", unit_name(config.unit)).as_bytes(),
+            );
+        }
+        _ => out.extend_from_slice(body),
+    }
+    out.extend_from_slice(ending);
+    out
+}
+
+fn with_notice(mut out: Vec<u8>, notice: Option<String>) -> Vec<u8> {
+    if let Some(notice) = notice {
+        if out.last().is_some_and(|&b| b != b'\n') {
+            out.push(b'\n');
+        }
+        out.extend_from_slice(notice.as_bytes());
+        out.push(b'\n');
+    }
+    out
+}
+
+/// `--strip-ansi`, the naive way: one state per byte over the whole input.
+fn strip_ansi(input: &[u8]) -> Vec<u8> {
+    #[derive(PartialEq)]
+    enum S {
+        Text,
+        Esc,
+        Inter,
+        Csi,
+        Str,
+        StrEsc,
+    }
+    let mut out = Vec::new();
+    let mut s = S::Text;
+    let mut i = 0;
+    while i < input.len() {
+        let b = input[i];
+        i += 1;
+        s = match (s, b) {
+            (S::Text, 0x1b) => S::Esc,
+            (S::Text, b) => {
+                out.push(b);
+                S::Text
+            }
+            (S::Esc, b'[') => S::Csi,
+            (S::Esc, b']' | b'P' | b'X' | b'^' | b'_') => S::Str,
+            (S::Esc | S::Inter, 0x20..=0x2f) => S::Inter,
+            (S::Esc | S::Inter, 0x30..=0x7e) | (S::Csi, 0x40..=0x7e) => S::Text,
+            (S::Csi, 0x20..=0x3f) => S::Csi,
+            (S::Esc | S::Inter | S::Csi, 0x1b) => S::Esc,
+            (S::Str, 0x07) | (S::StrEsc, b'\\') => S::Text,
+            (S::Str, 0x1b) => S::StrEsc,
+            (S::Str, b) if b != b'\n' => S::Str,
+            (S::StrEsc, _) => {
+                i -= 1;
+                S::Esc
+            }
+            (_, b) => {
+                out.push(b);
+                S::Text
+            }
+        };
+    }
+    out
+}
+
+/// `--collapse-cr`, the naive way: each line keeps what follows its last `\r`.
+fn collapse_cr(input: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for line in input.split_inclusive(|&b| b == b'\n') {
+        let ending: &[u8] = if line.ends_with(b"\r\n") {
+            b"\r\n"
+        } else if line.ends_with(b"\n") {
+            b"\n"
+        } else {
+            b""
+        };
+        let body = &line[..line.len() - ending.len()];
+        let after = body.iter().rposition(|&b| b == b'\r').map_or(body, |i| &body[i + 1..]);
+        out.extend_from_slice(after);
+        out.extend_from_slice(ending);
+    }
+    out
+}
+
+fn content(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\n").map_or(line, |l| l.strip_suffix(b"\r").unwrap_or(l))
+}
+
+/// The cut part: lines past `after_line` and before `before_line`, bytes
+/// from `after_byte` to `before_byte`.
+#[derive(Clone, Copy)]
+struct Region {
+    after_line: usize,
+    before_line: usize,
+    after_byte: usize,
+    before_byte: usize,
+}
+
+impl Region {
+    const ALL: Region =
+        Region { after_line: 0, before_line: usize::MAX, after_byte: 0, before_byte: usize::MAX };
+
+    fn holds(&self, line: usize, start: usize, end: usize) -> bool {
+        line > self.after_line
+            && line < self.before_line
+            && start >= self.after_byte
+            && end <= self.before_byte
+    }
+}
+
+/// What capout must print for `input`, computed the naive way.
+pub fn model(input: &[u8], config: &Config) -> Vec<u8> {
+    let mut input = input.to_vec();
+    if config.strip_ansi {
+        input = strip_ansi(&input);
+    }
+    if config.collapse_cr {
+        input = collapse_cr(&input);
+    }
+    let input = &input[..];
+    let lines: Vec<&[u8]> = input.split_inclusive(|&b| b == b'\n').collect();
+    let total_lines = lines.len();
+    let shaped = |index: usize| shape_line(lines[index], index + 1, config);
+    let window = |from: usize, to: usize| -> Vec<u8> { (from..to).flat_map(shaped).collect() };
+    let u = units(input, config.unit);
+    let total_units = u.len();
+    let name = unit_name(config.unit);
+    // Byte offset where unit `i` starts (the end for `i` = total).
+    let unit_at = |i: usize| if i < total_units { u[i].0 } else { input.len() };
+    let middle = |omitted: usize, unit: &str| format!("... (truncated, omitted {omitted} {unit}) ...");
+
+    if input.is_empty() {
+        let nothing =
+            if matches!(config.cap, CapSpec::MaxMatches(_)) { "No matches found." } else { "(no output)" };
+        return with_notice(Vec::new(), Some(nothing.into()));
+    }
+    // The output, the notice after it, and the cut part.
+    let (out, notice, cut): (Vec<u8>, Option<String>, Option<Region>) = match config.cap {
+        CapSpec::TailChars(n) => {
+            let n = n as usize;
+            if total_units <= n {
+                (input.to_vec(), None, None)
+            } else {
+                let start = unit_at(total_units - n);
+                let notice = format!("... (truncated, showing last {n} {name})");
+                (input[start..].to_vec(), Some(notice), Some(Region { before_byte: start, ..Region::ALL }))
+            }
+        }
+        CapSpec::HeadChars(n) => {
+            let n = n as usize;
+            if total_units <= n {
+                (input.to_vec(), None, None)
+            } else {
+                let end = unit_at(n);
+                let notice = format!("... (truncated, showing first {n} {name})");
+                (input[..end].to_vec(), Some(notice), Some(Region { after_byte: end, ..Region::ALL }))
+            }
+        }
+        CapSpec::HeadTailChars(h, t) => {
+            let (h, t) = (h as usize, t as usize);
+            if total_units <= h.saturating_add(t) {
+                (input.to_vec(), None, None)
+            } else {
+                let (end, start) = (unit_at(h), unit_at(total_units - t));
+                let mut out = with_notice(input[..end].to_vec(), Some(middle(total_units - h - t, name)));
+                out.extend_from_slice(&input[start..]);
+                (out, None, Some(Region { after_byte: end, before_byte: start, ..Region::ALL }))
+            }
+        }
+        CapSpec::HeadLines { limit, offset } => {
+            let (k, n) = (offset as usize, limit as usize);
+            if k >= total_lines {
+                let notice = format!("... (offset {k} is past the end, input has {total_lines} lines)");
+                (Vec::new(), Some(notice), None)
+            } else {
+                let b = k.saturating_add(n).min(total_lines);
+                let cut = b < total_lines;
+                let notice = cut.then(|| {
+                    format!("... (truncated, showing lines {}-{b} of {total_lines}, next offset {b})", k + 1)
+                });
+                (window(k, b), notice, cut.then_some(Region { after_line: b, ..Region::ALL }))
+            }
+        }
+        CapSpec::TailLines(n) => {
+            let n = n as usize;
+            if total_lines <= n {
+                (window(0, total_lines), None, None)
+            } else {
+                let first = total_lines - n;
+                let notice = format!("... (truncated, showing last {n} lines)");
+                (
+                    window(first, total_lines),
+                    Some(notice),
+                    Some(Region { before_line: first + 1, ..Region::ALL }),
+                )
+            }
+        }
+        CapSpec::HeadTailLines(h, t) => {
+            let (h, t) = (h as usize, t as usize);
+            if total_lines <= h.saturating_add(t) {
+                (window(0, total_lines), None, None)
+            } else {
+                let mut out = with_notice(window(0, h), Some(middle(total_lines - h - t, "lines")));
+                out.extend(window(total_lines - t, total_lines));
+                let region = Region { after_line: h, before_line: total_lines - t + 1, ..Region::ALL };
+                (out, None, Some(region))
+            }
+        }
+        CapSpec::MaxMatches(n) => {
+            let n = n as usize;
+            let hits: Vec<usize> = match &config.pattern {
+                None => (0..total_lines).collect(),
+                Some(p) => {
+                    let matcher = p.matcher().expect("test patterns are valid");
+                    (0..total_lines).filter(|&i| matcher.is_match(content(lines[i]))).collect()
+                }
+            };
+            if hits.is_empty() {
+                return with_notice(Vec::new(), Some("No matches found.".into()));
+            }
+            let out = hits.iter().take(n).flat_map(|&i| shaped(i)).collect();
+            let notice = (hits.len() > n).then(|| format!("... ({} total, showing first {n})", hits.len()));
+            (out, notice, None)
+        }
+    };
+    let mut out = with_notice(out, notice);
+    if let (Some(keep), Some(cut)) = (&config.keep, cut) {
+        out = with_rescued(out, &lines, cut, keep, config);
+    }
+    out
+}
+
+/// The rescued lines of `--keep` after the output.
+fn with_rescued(
+    mut out: Vec<u8>,
+    lines: &[&[u8]],
+    cut: Region,
+    keep: &capout::Keep,
+    config: &Config,
+) -> Vec<u8> {
+    let matcher = capout::Pattern { text: keep.pattern.clone(), fixed: false }.matcher().unwrap();
+    let width = config.max_line.unwrap_or(2000) as usize;
+    let mut start = 0;
+    let mut rescued = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let end = start + line.len();
+        if cut.holds(i + 1, start, end) && matcher.is_match(content(line)) {
+            let body = content(line);
+            let body_units = units(body, config.unit);
+            let mut text = format!("{}:", i + 1).into_bytes();
+            if body_units.len() > width {
+                text.extend_from_slice(&body[..body_units[width - 1].1]);
+                let unit = unit_name(config.unit);
+                text.extend_from_slice(format!(" ... (line truncated to {width} {unit})").as_bytes());
+            } else {
+                text.extend_from_slice(body);
+            }
+            rescued.push(text);
+        }
+        start = end;
+    }
+    if rescued.is_empty() {
+        return out;
+    }
+    let (m, k) = (rescued.len(), keep.max as usize);
+    let header = if m > k {
+        format!("... (cut lines matching {}: {m}, showing first {k})", keep.pattern)
+    } else {
+        format!("... (cut lines matching {}: {m})", keep.pattern)
+    };
+    out = with_notice(out, Some(header));
+    for text in rescued.into_iter().take(k) {
+        out.extend_from_slice(&text);
+        out.push(b'\n');
+    }
+    out
+}
+
+/// A random config, with small caps so that cuts happen.
+pub fn random_config(rng: &mut Rng) -> Config {
+    let (a, b) = (1 + rng.below(12), 1 + rng.below(12));
+    let cap = match rng.below(7) {
+        0 => CapSpec::TailChars(a),
+        1 => CapSpec::HeadChars(a),
+        2 => CapSpec::HeadLines { limit: a, offset: rng.below(6) },
+        3 => CapSpec::TailLines(a),
+        4 => CapSpec::HeadTailLines(a % 4 + 1, b % 4 + 1),
+        5 => CapSpec::HeadTailChars(a, b),
+        _ => CapSpec::MaxMatches(a),
+    };
+    let matches = matches!(cap, CapSpec::MaxMatches(_));
+    let pattern = (matches && rng.below(3) != 0).then(|| {
+        const PATTERNS: &[(&str, bool)] = &[
+            ("a", false),
+            ("^b", false),
+            ("z$", false),
+            ("[\u{e9}\u{20ac}]", false),
+            ("yz", true),
+            ("\u{e9}", true),
+        ];
+        let (text, fixed) = PATTERNS[rng.below(PATTERNS.len() as u64) as usize];
+        capout::Pattern { text: text.into(), fixed }
+    });
+    let keep = (!matches && rng.below(2) == 0).then(|| {
+        const KEEP: &[&str] = &["a", "^x", "\u{20ac}", "b$"];
+        capout::Keep { pattern: KEEP[rng.below(KEEP.len() as u64) as usize].into(), max: rng.below(4) }
+    });
+    Config {
+        cap,
+        pattern,
+        unit: if rng.below(4) == 0 { Unit::Bytes } else { Unit::Chars },
+        max_line: if rng.below(2) == 0 { Some(1 + rng.below(6)) } else { None },
+        line_numbers: cap.is_line_cap() && rng.below(3) == 0,
+        strip_ansi: rng.below(3) == 0,
+        collapse_cr: rng.below(3) == 0,
+        keep,
+        read_size: 1,
+        ..Config::default()
+    }
+}

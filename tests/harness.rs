@@ -1,0 +1,256 @@
+//! The surface a harness builds on: `--json`, `--save`, `--save-dir`,
+//! `--notice-format`, `CAPOUT_OPTS`, `--progress` and `--completions`.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command as StdCommand, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+
+fn capout() -> Command {
+    let mut cmd = Command::cargo_bin("capout").expect("the binary is built");
+    cmd.env_remove("CAPOUT_OPTS");
+    cmd
+}
+
+fn stdout_of(cmd: &mut Command, input: &[u8]) -> String {
+    let out = cmd.write_stdin(input.to_vec()).output().expect("capout runs");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(out.status.code(), Some(0));
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+fn json_of(args: &[&str], input: &[u8]) -> Value {
+    let text = stdout_of(capout().args(args).arg("--json"), input);
+    assert!(text.ends_with('\n') && text.matches('\n').count() == 1, "one line: {text:?}");
+    serde_json::from_str(&text).expect("valid JSON")
+}
+
+#[test]
+fn json_has_every_field() {
+    let v = json_of(&["-n", "2"], b"a\nb\nc\n");
+    assert_eq!(
+        v,
+        json!({
+            "output": "a\nb\n",
+            "notice": "... (truncated, showing lines 1-2 of 3, next offset 2)",
+            "truncated": true,
+            "cap": "head-lines",
+            "limit": 2,
+            "total_bytes": 6,
+            "total_chars": 6,
+            "total_lines": 3,
+            "matches": null,
+            "exit_code": 0,
+            "signal": null,
+            "timed_out": false,
+            "saved_to": null,
+        })
+    );
+}
+
+#[test]
+fn json_of_each_cap() {
+    let v = json_of(&["-m", "1", "-e", "x"], b"x1\ny\nx2\n");
+    assert_eq!((&v["cap"], &v["matches"], &v["output"]), (&json!("max-matches"), &json!(2), &json!("x1\n")));
+    assert_eq!(v["notice"], "... (2 total, showing first 1)");
+    let v = json_of(&["-n", "1", "--tail-lines", "1"], b"a\nb\nc\n");
+    assert_eq!(v["output"], "a\n... (truncated, omitted 1 lines) ...\nc\n");
+    assert_eq!(
+        (&v["notice"], &v["limit"], &v["cap"]),
+        (&Value::Null, &json!([1, 1]), &json!("head-tail-lines"))
+    );
+    let v = json_of(&["--head-chars", "1", "-c", "1"], b"abc");
+    assert_eq!((&v["cap"], &v["limit"]), (&json!("head-tail-chars"), &json!([1, 1])));
+    let v = json_of(&["--tail-lines", "1"], b"a\nb\n");
+    assert_eq!((&v["cap"], &v["output"]), (&json!("tail-lines"), &json!("b\n")));
+    let v = json_of(&["--head-chars", "2"], b"abc");
+    assert_eq!((&v["cap"], &v["output"], &v["total_chars"]), (&json!("head-chars"), &json!("ab"), &json!(3)));
+}
+
+#[test]
+fn json_writes_invalid_utf8_as_replacement_characters() {
+    let v = json_of(&[], b"a\xffb\xe2\x82");
+    assert_eq!(v["output"], "a\u{fffd}b\u{fffd}");
+    assert_eq!(
+        (&v["total_bytes"], &v["total_chars"], &v["truncated"]),
+        (&json!(5), &json!(4), &json!(false))
+    );
+}
+
+#[test]
+fn json_notice_joins_every_notice_line() {
+    let v = json_of(&["--tail-lines", "1", "--keep", "e"], b"e1\nx\n");
+    assert_eq!(v["notice"], "... (truncated, showing last 1 lines)\n... (cut lines matching e: 1)\n1:e1");
+    let v = json_of(&[], b"");
+    assert_eq!((&v["notice"], &v["output"]), (&json!("(no output)"), &json!("")));
+}
+
+#[test]
+fn save_writes_the_whole_input_and_names_it_in_the_notice() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("full.log");
+    let p = path.display().to_string();
+    let input: Vec<u8> = (0..5000).flat_map(|i| format!("line {i}\n").into_bytes()).collect();
+    let out = stdout_of(capout().args(["--tail-lines", "1", "--save", &p]), &input);
+    assert_eq!(out, format!("line 4999\n... (truncated, showing last 1 lines; full output: {p})\n"));
+    assert_eq!(std::fs::read(&path).unwrap(), input);
+    // Nothing cut: the file is still written, the notice is the plain one.
+    let out = stdout_of(capout().args(["--save", &p]), b"");
+    assert_eq!(out, "(no output)\n");
+    assert_eq!(std::fs::read(&path).unwrap(), b"");
+}
+
+#[test]
+fn save_keeps_the_raw_input_not_the_transformed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("raw.log");
+    let p = path.display().to_string();
+    let out = stdout_of(capout().args(["--strip-ansi", "-c", "1", "--save", &p]), b"\x1b[1mab");
+    assert_eq!(out, format!("b\n... (truncated, showing last 1 chars; full output: {p})\n"));
+    assert_eq!(std::fs::read(&path).unwrap(), b"\x1b[1mab");
+}
+
+#[test]
+fn save_dir_keeps_the_file_only_when_something_was_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display().to_string();
+    let v = json_of(&["--save-dir", &d, "-n", "1"], b"a\nb\n");
+    let saved = v["saved_to"].as_str().expect("a saved path").to_owned();
+    let name = saved.rsplit('/').next().unwrap();
+    let random =
+        name.strip_prefix("capout-").and_then(|n| n.strip_suffix(".log")).expect("capout-XXXXXX.log");
+    assert_eq!(random.len(), 6, "{name}");
+    assert!(v["notice"].as_str().unwrap().ends_with(&format!("; full output: {saved})")));
+    assert_eq!(std::fs::read(&saved).unwrap(), b"a\nb\n");
+    let v = json_of(&["--save-dir", &d, "-n", "5"], b"a\nb\n");
+    assert_eq!(v["saved_to"], Value::Null);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "the uncut output's file is removed");
+}
+
+#[test]
+fn save_to_a_path_that_cannot_be_written_fails_before_reading() {
+    let out = capout().args(["--save", "/nonexistent-dir/x.log"]).write_stdin("a\n").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "capout: cannot save the output to /nonexistent-dir/x.log: No such file or directory (os error 2)\n"
+    );
+}
+
+#[test]
+fn save_to_a_full_disk_still_prints_the_output_and_fails() {
+    if !std::path::Path::new("/dev/full").exists() {
+        eprintln!("skipped: no /dev/full");
+        return;
+    }
+    let out = capout().args(["-c", "2", "--save", "/dev/full"]).write_stdin("abc").output().unwrap();
+    assert_eq!(out.stdout, b"bc\n... (truncated, showing last 2 chars; full output: /dev/full)\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "capout: cannot save the output to /dev/full: No space left on device (os error 28)\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn notice_format_fills_every_placeholder() {
+    let template = "{shown}|{limit}|{total}|{omitted}|{unit}|{first}|{last}|{next_offset}|{saved}|{{}}";
+    let out =
+        stdout_of(capout().args(["-n", "2", "--offset", "1", "--notice-format", template]), b"a\nb\nc\nd\n");
+    assert_eq!(out, "b\nc\n2|2|4|2|lines|2|3|3||{}\n");
+    let out = stdout_of(capout().args(["-c", "2", "--notice-format", "[{omitted} {unit} cut]"]), b"abcd");
+    assert_eq!(out, "cd\n[2 chars cut]\n");
+    let out = stdout_of(
+        capout().args(["--tail-lines", "1", "-n", "1", "--notice-format", "~{omitted}~"]),
+        b"a\nb\nc\n",
+    );
+    assert_eq!(out, "a\n~1~\nc\n");
+}
+
+#[test]
+fn notice_format_rejects_unknown_placeholders() {
+    let out = capout().args(["--notice-format", "{nope}"]).write_stdin("").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown placeholder '{nope}'"));
+}
+
+#[test]
+fn capout_opts_are_defaults_that_the_command_line_overrides() {
+    let out =
+        stdout_of(capout().env("CAPOUT_OPTS", "--head-lines 1 --notice-format 'cut {omitted}'"), b"a\nb\n");
+    assert_eq!(out, "a\ncut 1\n");
+    let out =
+        stdout_of(capout().env("CAPOUT_OPTS", "--head-lines 1 --tail-lines 1").args(["-c", "1"]), b"a\nb\n");
+    assert_eq!(out, "\n... (truncated, showing last 1 chars)\n");
+    let out = capout().env("CAPOUT_OPTS", "--max-matches zero").write_stdin("").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("CAPOUT_OPTS") && stderr.contains("'zero' for '--max-matches <N>'"), "{stderr}");
+}
+
+#[test]
+fn progress_always_shows_a_live_count_and_erases_it() {
+    let mut child = StdCommand::new(env!("CARGO_BIN_EXE_capout"))
+        .args(["--progress", "always", "-c", "3"])
+        .env_remove("CAPOUT_OPTS")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    // Feed lines until the live line appears: an event, not a sleep.
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopped = Arc::clone(&stop);
+    let writer = std::thread::spawn(move || {
+        while !stopped.load(Ordering::Relaxed) {
+            if stdin.write_all(b"0123456789\n").is_err() {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    });
+    let mut seen = Vec::new();
+    stderr.read_until(b')', &mut seen).unwrap();
+    stop.store(true, Ordering::Relaxed);
+    let text = String::from_utf8_lossy(&seen).into_owned();
+    assert!(
+        text.starts_with("\r\x1b[Kcapout: ") && text.contains(" lines read (") && text.contains(" MiB/s)"),
+        "{text:?}"
+    );
+    writer.join().unwrap();
+    let out = child.wait_with_output().unwrap();
+    let mut rest = Vec::new();
+    std::io::Read::read_to_end(&mut stderr, &mut rest).unwrap();
+    assert!(rest.ends_with(b"\r\x1b[K"), "erased at the end: {:?}", String::from_utf8_lossy(&rest));
+    assert_eq!(out.stdout, b"89\n... (truncated, showing last 3 chars)\n");
+}
+
+#[test]
+fn progress_never_and_auto_off_a_terminal_print_nothing() {
+    for when in ["never", "auto"] {
+        let out = capout().args(["--progress", when]).write_stdin(vec![b'x'; 1 << 20]).output().unwrap();
+        assert!(out.stderr.is_empty(), "{when}");
+    }
+}
+
+#[test]
+fn completions_for_each_shell() {
+    for (shell, says) in [
+        ("bash", "_capout()"),
+        ("zsh", "#compdef capout"),
+        ("fish", "complete -c capout"),
+        ("elvish", "capout"),
+    ] {
+        let out = capout().args(["--completions", shell]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains(says) && text.contains("--tail-chars"), "{shell}");
+    }
+    assert_eq!(capout().args(["--completions", "tcsh"]).output().unwrap().status.code(), Some(2));
+}

@@ -1,0 +1,95 @@
+//! Reading only the end of a seekable file: the output must be the same
+//! as from a pipe, from the file's current offset on.
+
+mod common;
+
+use std::io::{Seek, SeekFrom, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::Rng;
+
+fn capout_on_file(args: &[&str], file: std::fs::File) -> Vec<u8> {
+    let out = Command::new(env!("CARGO_BIN_EXE_capout"))
+        .args(args)
+        .env_remove("CAPOUT_OPTS")
+        .stdin(file)
+        .output()
+        .expect("capout runs");
+    assert_eq!(out.status.code(), Some(0));
+    out.stdout
+}
+
+fn capout_on_pipe(args: &[&str], input: &[u8]) -> Vec<u8> {
+    assert_cmd::Command::cargo_bin("capout")
+        .expect("the binary is built")
+        .args(args)
+        .env_remove("CAPOUT_OPTS")
+        .write_stdin(input.to_vec())
+        .output()
+        .expect("capout runs")
+        .stdout
+}
+
+#[test]
+fn a_file_gives_the_same_output_as_a_pipe() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut rng = Rng::new(0x5eec);
+    for case in 0..40 {
+        let atoms = (rng.below(4000) + if case % 5 == 0 { 0 } else { 20 }) as usize;
+        let input = rng.text(atoms);
+        let path = dir.path().join(format!("{case}.log"));
+        std::fs::write(&path, &input).expect("written");
+        let skip = if case % 3 == 0 { rng.below(input.len() as u64 + 1) } else { 0 };
+        for args in [
+            &["-c", "7"][..],
+            &["-c", "300"],
+            &["-c", "5", "--bytes"],
+            &["--tail-lines", "3"],
+            &["--tail-lines", "40", "--max-line-chars", "5"],
+            &["--tail-lines", "1", "--notice-format", "{shown} {unit}"],
+        ] {
+            let mut file = std::fs::File::open(&path).expect("opened");
+            file.seek(SeekFrom::Start(skip)).expect("seekable");
+            let want = capout_on_pipe(args, &input[skip as usize..]);
+            assert_eq!(capout_on_file(args, file), want, "case {case}, capout {args:?}, from {skip}");
+        }
+    }
+}
+
+/// A sparse file of one TiB with a few lines at its end: read whole, it
+/// would take many minutes; read from its end, it takes no time.
+fn sparse_terabyte(dir: &std::path::Path) -> std::fs::File {
+    let path = dir.join("sparse.log");
+    let mut file = std::fs::File::create(&path).expect("created");
+    file.seek(SeekFrom::Start(1 << 40)).expect("seekable");
+    file.write_all(b"\nnext to last\nlast\n").expect("written");
+    std::fs::File::open(&path).expect("opened")
+}
+
+#[test]
+fn a_tail_cap_reads_only_the_end_of_a_huge_file() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for (args, want) in [
+        (&["--tail-lines", "2"][..], &b"next to last\nlast\n... (truncated, showing last 2 lines)\n"[..]),
+        (&["-c", "5"], b"last\n... (truncated, showing last 5 chars)\n"),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_capout"))
+            .args(args)
+            .stdin(sparse_terabyte(dir.path()))
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("capout runs");
+        // A guard against a full read, not a timing: it ends at once or never.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while child.try_wait().expect("waitable").is_none() {
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("capout {args:?} read the whole file");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let out = child.wait_with_output().expect("capout ends");
+        assert_eq!(out.stdout, want, "{args:?}");
+    }
+}
