@@ -246,8 +246,9 @@ fn read_all(reader: &mut impl Read) -> String {
 #[test]
 fn signals_to_capout_go_to_the_command() {
     let dir = TempDir::new("signals");
-    // The command traps SIGTERM, says so and exits 7.
-    let script = "trap 'echo got TERM; exit 7' TERM; echo ready; sleep 30 & wait";
+    // The command traps SIGTERM, says so and exits 7. Its background
+    // process starts before it says it is ready, so the signal finds it.
+    let script = "trap 'echo got TERM; exit 7' TERM; sleep 30 & echo ready; wait";
     let (mut child, mut stdout) = spawn(&["-n", "10", "--", "sh", "-c", script], &dir.0);
     let guard = watchdog(&child);
     assert_eq!(read_line(&mut stdout), "ready\n");
