@@ -378,3 +378,29 @@ fn command_options_without_a_command_are_usage_errors() {
         .code(2)
         .stderr(predicates::str::contains("--kill-after"));
 }
+
+#[test]
+fn a_command_killed_mid_output_keeps_what_it_printed() {
+    let dir = TempDir::new("killed-mid-output");
+    let pid_file = dir.path("pid");
+    let script = format!("echo $$ > {}.tmp; mv {0}.tmp {0}; seq 1 50000; exec sleep 30", pid_file.display());
+    let child = Command::new(CAPOUT)
+        .args(["--tail-lines", "2", "--", "sh", "-c", &script])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let guard = watchdog(&child);
+    wait_until("the command wrote its pid", || pid_file.exists());
+    // `exec sleep` keeps the pid: once it sleeps, all the output is out.
+    let pid = read_pid(&pid_file);
+    wait_until("the command sleeps", || {
+        fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "sleep")
+    });
+    kill_process(Pid::from_raw(pid).unwrap(), Signal::KILL).unwrap();
+    let out = child.wait_with_output().unwrap();
+    drop(guard);
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "49999\n50000\n... (truncated, showing last 2 lines)\n");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(out.status.code(), Some(137));
+}
