@@ -8,10 +8,15 @@
 #                       $CAPOUT_BENCH_MIB)
 #   CAPOUT_BENCH_RUNS   timed runs of each command of a pair (default 5)
 #   CAPOUT_BENCH_REPS   runs per timing of the start-up pair (default 200)
+#   CAPOUT_BENCH_CPUS   run everything on these CPUs (a taskset list such
+#                       as 0), for steadier pipe timings: unpinned, the two
+#                       ends of a pipe land on one CPU or on two, and on
+#                       two a pipe can be several times slower
 #
-# Needs bash 5 (for $EPOCHREALTIME), cargo, awk and coreutils. Peak RSS
-# comes from /usr/bin/time (Debian package `time`) or, without it, from
-# python3; with neither it is left out.
+# Needs bash 5 (for $EPOCHREALTIME), cargo, awk and coreutils, and taskset
+# (util-linux) for CAPOUT_BENCH_CPUS. Peak RSS comes from /usr/bin/time
+# (Debian package `time`) or, without it, from python3; with neither it is
+# left out.
 set -euo pipefail
 
 size_mib=${1:-${CAPOUT_BENCH_MIB:-512}}
@@ -25,6 +30,11 @@ fi
 if [[ -z ${EPOCHREALTIME:-} ]]; then
     echo "compare.sh: needs bash 5 or later" >&2
     exit 2
+fi
+
+if [[ -n ${CAPOUT_BENCH_CPUS:-} ]]; then
+    # Children inherit the shell's CPUs.
+    taskset -p -c "$CAPOUT_BENCH_CPUS" $$ >/dev/null
 fi
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -200,7 +210,8 @@ done
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
 echo
 echo "capout $("$capout" --version | awk '{ print $2 }'), input ${size_mib} MiB of log lines," \
-    "$(nproc) CPUs (${cpu:-unknown CPU}), median of $runs runs"
+    "$(nproc --all) CPUs (${cpu:-unknown CPU}), median of $runs runs"
+echo "pinned to CPUs: ${CAPOUT_BENCH_CPUS:-no}"
 echo "load average before: $load_before, after: $(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 echo
 echo "| case ('pipe:' reads 'cat file |')        | capout ms | other ms  | ratio | goal   | met | capout range  | other range   |"
