@@ -8,6 +8,7 @@
 use std::io;
 use std::sync::LazyLock;
 
+use capout::count::Need;
 use capout::{CapSpec, Config, Totals};
 use divan::Bencher;
 use divan::counter::BytesCount;
@@ -116,7 +117,7 @@ fn log_text(len: usize, multibyte: bool) -> Vec<u8> {
             format!("2024-05-01T12:00:{secs:02}.{ms:03}Z {level} [worker-{worker}] ").as_bytes(),
         );
         // One line in 500 is long enough for the per-line cap to cut it.
-        let words = if line % 500 == 0 { 600 } else { 2 + rng.below(20) };
+        let words = if line.is_multiple_of(500) { 600 } else { 2 + rng.below(20) };
         for i in 0..words {
             if i > 0 {
                 out.push(b' ');
@@ -165,7 +166,7 @@ fn totals(bencher: Bencher, input: &str) {
                 end -= 1;
             }
             let (piece, tail) = rest.split_at(end);
-            totals.add(piece);
+            totals.add(piece, Need::ALL);
             rest = tail;
         }
         totals

@@ -41,10 +41,6 @@ pub const NOT_EXECUTABLE: u8 = 126;
 /// The exit status when the command was not found.
 pub const NOT_FOUND: u8 = 127;
 
-/// The pipe size asked for: fewer, larger reads on big outputs.
-#[cfg(any(target_os = "linux", target_os = "android"))]
-const PIPE_SIZE: usize = 1 << 20;
-
 /// The signals passed on to the command's process group.
 const FORWARDED: [(c_int, Signal); 3] =
     [(SIGINT, Signal::INT), (SIGTERM, Signal::TERM), (SIGHUP, Signal::HUP)];
@@ -260,10 +256,7 @@ impl CommandReader {
         // Non-blocking, so that a read never waits past a deadline. The
         // flag is the read end's own: the command's end stays blocking.
         rustix::io::ioctl_fionbio(&pipe, true).map_err(|e| Error::Setup(e.into()))?;
-        // A larger pipe means fewer wakes on a large output; the default
-        // size works too, so a refusal is no error.
-        #[cfg(any(target_os = "linux", target_os = "android"))]
-        let _ = rustix::pipe::fcntl_setpipe_size(&pipe, PIPE_SIZE);
+        crate::pipe::enlarge(&pipe);
         // Both pipe ends are close-on-exec: the command gets the write end
         // only as its stdout and stderr, and nothing else of capout's.
         let stderr = if spec.stdout_only {

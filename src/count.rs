@@ -1,5 +1,5 @@
 //! Totals of the stream: bytes, lines and characters, counted over whole
-//! chunks in one fused pass that the compiler vectorises.
+//! pieces with vectorised counters, and only those that are needed.
 
 use crate::utf8;
 
@@ -62,29 +62,47 @@ impl Unit {
     }
 }
 
+/// Which totals a run reads. Bytes are always counted (they cost
+/// nothing); lines and characters only when something will read them, so
+/// a plain `--tail-chars` touches each byte only to copy it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Need {
+    /// Count lines.
+    pub lines: bool,
+    /// Count characters.
+    pub chars: bool,
+}
+
+impl Need {
+    /// Every total.
+    pub const ALL: Need = Need { lines: true, chars: true };
+}
+
 /// Running totals of everything the caps were fed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Totals {
     /// Bytes.
     pub bytes: u64,
-    /// Characters.
+    /// Characters; counted only when [`Need::chars`] says so.
     pub chars: u64,
-    /// Lines: `\n` bytes, plus one for a last line without a `\n`.
+    /// `\n` bytes; counted only when [`Need::lines`] says so.
     pub lines: u64,
     /// Whether the last byte counted was a `\n`.
     ends_with_newline: bool,
 }
 
 impl Totals {
-    /// Counts one piece of the stream, which begins on a character boundary.
-    pub fn add(&mut self, piece: &[u8]) {
+    /// Counts one piece of the stream, which begins on a character
+    /// boundary: bytes, and the lines and characters that `need` asks for.
+    pub fn add(&mut self, piece: &[u8], need: Need) {
         let Some(&last) = piece.last() else { return };
-        let (newlines, leads, ascii) = scan(piece);
-        let chars =
-            if ascii || std::str::from_utf8(piece).is_ok() { leads } else { utf8::count_chars(piece) };
         self.bytes += piece.len() as u64;
-        self.chars += chars;
-        self.lines += newlines;
+        if need.lines {
+            self.lines += bytecount::count(piece, b'\n') as u64;
+        }
+        if need.chars {
+            self.chars += utf8::count_chars(piece);
+        }
         self.ends_with_newline = last == b'\n';
     }
 
@@ -102,27 +120,6 @@ impl Totals {
     }
 }
 
-/// One pass: the number of `\n`, of non-continuation bytes, and whether
-/// every byte is ASCII. Blocks of 255 bytes keep the per-lane counters in
-/// `u8`, which is what lets the loop vectorise well.
-fn scan(bytes: &[u8]) -> (u64, u64, bool) {
-    let mut newlines = 0u64;
-    let mut leads = 0u64;
-    let mut high = 0u8;
-    for block in bytes.chunks(255) {
-        let mut nl = 0u8;
-        let mut ld = 0u8;
-        for &b in block {
-            nl += u8::from(b == b'\n');
-            ld += u8::from(!utf8::is_continuation(b));
-            high |= b;
-        }
-        newlines += u64::from(nl);
-        leads += u64::from(ld);
-    }
-    (newlines, leads, high < 0x80)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,7 +128,7 @@ mod tests {
     fn counts_lines_like_the_spec() {
         for (input, lines) in [("", 0), ("a", 1), ("a\n", 1), ("a\nb", 2), ("\n\n", 2), ("a\r\n", 1)] {
             let mut t = Totals::default();
-            t.add(input.as_bytes());
+            t.add(input.as_bytes(), Need::ALL);
             assert_eq!(t.lines(), lines, "{input:?}");
         }
     }
@@ -139,7 +136,7 @@ mod tests {
     #[test]
     fn counts_chars_of_invalid_input() {
         let mut t = Totals::default();
-        t.add(b"\xe2\x82\xac\x80 \xc0\x80\n");
+        t.add(b"\xe2\x82\xac\x80 \xc0\x80\n", Need::ALL);
         assert_eq!((t.bytes, t.chars, t.lines()), (8, 6, 1));
     }
 }

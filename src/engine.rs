@@ -3,7 +3,7 @@
 use std::io::{self, Read};
 
 use crate::caps::{Cap, Outcome};
-use crate::count::Totals;
+use crate::count::{Need, Totals};
 use crate::output::Output;
 use crate::progress::Progress;
 use crate::rescue::Rescuer;
@@ -57,6 +57,8 @@ pub struct Stages {
     pub saver: Option<Saver>,
     /// `--progress`.
     pub progress: Option<Progress>,
+    /// The totals to count.
+    pub need: Need,
     /// Bytes asked of each read.
     pub read_size: usize,
 }
@@ -68,6 +70,7 @@ impl Default for Stages {
             rescuer: None,
             saver: None,
             progress: None,
+            need: Need::ALL,
             read_size: READ_SIZE,
         }
     }
@@ -81,10 +84,10 @@ pub fn pass(
     out: &mut Output,
 ) -> Result<Pass, Error> {
     let mut totals = Totals::default();
-    let Stages { transforms, rescuer, saver, progress, read_size } = stages;
+    let Stages { transforms, rescuer, saver, progress, need, read_size } = stages;
     let mut pieces = Pieces::new(input, transforms, saver.as_mut(), *read_size);
     while let Some(piece) = pieces.next().map_err(Error::Read)? {
-        totals.add(piece);
+        totals.add(piece, *need);
         if let Some(rescuer) = rescuer {
             rescuer.feed(piece, &totals);
         }

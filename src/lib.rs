@@ -17,6 +17,7 @@ pub mod json;
 pub mod matcher;
 pub mod notice;
 pub mod output;
+pub mod pipe;
 pub mod progress;
 pub mod rescue;
 pub mod ring;
@@ -33,6 +34,7 @@ use caps::{
     TailUnits,
 };
 use command::CommandSpec;
+use count::Need;
 pub use count::{Totals, Unit};
 use engine::Stages;
 use matcher::Matcher;
@@ -272,6 +274,7 @@ pub fn run_with<R: Read>(
         rescuer: build_rescuer(config),
         saver,
         progress: (config.progress && (config.json || holds_back(config.cap))).then(Progress::default),
+        need: need(config),
         read_size: config.read_size,
     };
     let pass = engine::pass(cap.as_mut(), &mut input, &mut stages, &mut output)?;
@@ -312,6 +315,22 @@ pub fn run_with<R: Read>(
         out.flush().map_err(write)?;
     }
     Ok(report)
+}
+
+/// The totals that something will read: the notices of the caps, `--json`,
+/// a template, the live count, the rescued lines.
+fn need(config: &Config) -> Need {
+    if config.json || config.template.as_ref().is_some_and(Template::needs_totals) {
+        return Need::ALL;
+    }
+    let lines = match config.cap {
+        CapSpec::MaxMatches(_) => config.pattern.is_none(),
+        cap => cap.is_line_cap(),
+    };
+    let head_units = matches!(config.cap, CapSpec::HeadChars(_) | CapSpec::HeadTailChars(..));
+    let chars = config.unit == Unit::Chars
+        && (matches!(config.cap, CapSpec::HeadTailChars(..)) || (head_units && config.keep.is_some()));
+    Need { lines: lines || config.progress, chars }
 }
 
 /// Whether the cap writes its output only at the end, so a live count

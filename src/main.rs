@@ -40,6 +40,7 @@ fn main() -> ExitCode {
     };
     // A file that cannot seek is read from where it is.
     let _ = capout::seek::skip_to_tail(&mut stdin, &config);
+    capout::pipe::enlarge(&stdin);
     match capout::run(&config, stdin, &mut out, &mut err) {
         Ok(report) => match report.save_error {
             Some(e) => fail(&mut err, &e),

@@ -49,6 +49,10 @@ impl Kind {
 }
 
 /// The numbers a notice can speak of; the placeholders of `--notice-format`.
+///
+/// Totals of characters and lines are counted only when a notice or
+/// `--json` reads them (see [`Template::needs_totals`]); where they were
+/// not, `total` and the numbers made from it are not rendered.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Facts {
     /// Units kept.

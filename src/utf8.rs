@@ -72,11 +72,16 @@ pub fn incomplete_suffix(bytes: &[u8]) -> usize {
 /// is the number of characters.
 #[inline]
 pub fn count_leads(bytes: &[u8]) -> u64 {
-    bytes.iter().filter(|&&b| !is_continuation(b)).count() as u64
+    bytecount::num_chars(bytes) as u64
 }
 
 /// Counts the characters of `bytes`, which begins on a character boundary.
+/// Valid UTF-8, the common case, is validated and counted with SIMD; the
+/// rest decodes chunk by chunk.
 pub fn count_chars(bytes: &[u8]) -> u64 {
+    if simdutf8::basic::from_utf8(bytes).is_ok() {
+        return count_leads(bytes);
+    }
     bytes
         .utf8_chunks()
         .map(|chunk| count_leads(chunk.valid().as_bytes()) + u64::from(!chunk.invalid().is_empty()))
@@ -87,6 +92,10 @@ pub fn count_chars(bytes: &[u8]) -> u64 {
 /// begins on a character boundary), and how many characters that is: `n`,
 /// or fewer when `bytes` holds fewer.
 pub fn advance_chars(bytes: &[u8], n: u64) -> (usize, u64) {
+    // A piece with no more bytes than `n` has no more characters.
+    if bytes.len() as u64 <= n {
+        return (bytes.len(), count_chars(bytes));
+    }
     let mut offset = 0;
     let mut counted = 0;
     for chunk in bytes.utf8_chunks() {

@@ -3,6 +3,8 @@
 
 use std::io;
 
+use memchr::memchr;
+
 use super::{Cap, Cut, LineShaper, LineSplitter, Outcome};
 use crate::count::Totals;
 use crate::notice::{self, Facts, Kind};
@@ -42,17 +44,24 @@ impl Cap for HeadLines {
         if self.splitter.line() > last {
             return Ok(());
         }
-        let rest = self.splitter.skip_to(piece, self.offset.saturating_add(1));
-        let shaper = &mut self.shaper;
-        let mut written = Ok(());
-        self.splitter.split(rest, |line, piece| {
-            if line > last {
-                return false;
-            }
-            written = shaper.piece(line, piece, out);
-            written.is_ok()
-        });
-        written
+        let mut rest = self.splitter.skip_to(piece, self.offset.saturating_add(1));
+        while !rest.is_empty() && self.splitter.line() <= last {
+            let line = self.splitter.line();
+            // Runs of lines that need no shaping go out in one write.
+            let (run, lines) = self.shaper.plain_prefix(rest, last - line + 1);
+            let end = if lines > 0 {
+                out.data(&rest[..run])?;
+                self.splitter.advance(lines);
+                run
+            } else {
+                let end = memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
+                self.shaper.piece(line, &rest[..end], out)?;
+                self.splitter.advance(u64::from(rest[end - 1] == b'\n'));
+                end
+            };
+            rest = &rest[end..];
+        }
+        Ok(())
     }
 
     fn finish(&mut self, totals: &Totals, out: &mut Output) -> io::Result<Outcome> {

@@ -15,23 +15,27 @@ pub struct HeadUnits {
     taken: u64,
     /// Bytes of the units taken.
     bytes: u64,
+    /// Whether bytes came after the units taken.
+    more: bool,
 }
 
 impl HeadUnits {
     /// Keeps the first `limit` units.
     pub fn new(limit: u64, unit: Unit) -> Self {
-        HeadUnits { limit, unit, taken: 0, bytes: 0 }
+        HeadUnits { limit, unit, taken: 0, bytes: 0, more: false }
     }
 
     /// Takes what `piece` has of the head; returns the offset where the
     /// head ends in it (its length when the head is not full yet).
     pub fn split(&mut self, piece: &[u8]) -> usize {
         if self.taken == self.limit {
+            self.more |= !piece.is_empty();
             return 0;
         }
         let (end, n) = self.unit.advance(piece, self.limit - self.taken);
         self.taken += n;
         self.bytes += end as u64;
+        self.more |= end < piece.len();
         end
     }
 
@@ -53,20 +57,20 @@ impl Cap for HeadUnits {
     }
 
     fn finish(&mut self, totals: &Totals, _out: &mut Output) -> io::Result<Outcome> {
-        let total = totals.of(self.unit);
-        if total == 0 {
+        if totals.bytes == 0 {
             return Ok(Outcome::Nothing(notice::NO_OUTPUT));
         }
-        if total <= self.limit {
+        if !self.more {
             return Ok(Outcome::Whole);
         }
+        let total = totals.of(self.unit);
         Ok(Outcome::Cut(
             Kind::HeadUnits,
             Facts {
                 shown: self.taken,
                 limit: self.limit,
                 total,
-                omitted: total - self.taken,
+                omitted: total.saturating_sub(self.taken),
                 unit: self.unit.name(),
                 first: 1,
                 last: self.taken,

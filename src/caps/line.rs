@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use memchr::memchr;
+use memchr::{memchr, memchr_iter, memrchr};
 
 use crate::count::Unit;
 use crate::notice;
@@ -44,6 +44,11 @@ impl LineSplitter {
             }
             chunk = rest;
         }
+    }
+
+    /// Counts `lines` whole lines passed over by the caller.
+    pub fn advance(&mut self, lines: u64) {
+        self.line += lines;
     }
 
     /// Skips whole lines until line `line` starts; returns what is left of
@@ -138,6 +143,44 @@ impl LineShaper {
         self.content(content, true, out)?;
         self.end(out)?;
         out.write_all(if crlf { b"\r\n" } else { b"\n" })
+    }
+
+    /// The longest start of `bytes` made of whole lines, `max_lines` at
+    /// most, that this shaper would write unchanged: no numbers, and every
+    /// line within the width in bytes. Returns its length and its lines.
+    /// Such runs go out in one write instead of line by line.
+    pub fn plain_prefix(&self, bytes: &[u8], max_lines: u64) -> (usize, u64) {
+        if self.numbers || self.in_line || max_lines == 0 {
+            return (0, 0);
+        }
+        // Where the `n`-th newline of `bytes` ends.
+        let nth_end =
+            |bytes: &[u8], n: u64| memchr_iter(b'\n', bytes).nth((n - 1) as usize).map_or(0, |i| i + 1);
+        let Some(width) = self.width else {
+            let Some(last) = memrchr(b'\n', bytes) else { return (0, 0) };
+            let lines = bytecount::count(&bytes[..=last], b'\n') as u64;
+            return if lines <= max_lines {
+                (last + 1, lines)
+            } else {
+                (nth_end(bytes, max_lines), max_lines)
+            };
+        };
+        // A window of width + 1 bytes that holds a newline ends only lines
+        // of at most that many bytes, ending included.
+        let window = usize::try_from(width).unwrap_or(usize::MAX).saturating_add(1);
+        let (mut end, mut lines) = (0, 0);
+        while lines < max_lines {
+            let rest = &bytes[end..];
+            let Some(last) = memrchr(b'\n', &rest[..rest.len().min(window)]) else { break };
+            let run = &rest[..=last];
+            let n = bytecount::count(run, b'\n') as u64;
+            if lines + n > max_lines {
+                return (end + nth_end(run, max_lines - lines), max_lines);
+            }
+            end += run.len();
+            lines += n;
+        }
+        (end, lines)
     }
 
     /// Forgets the line in progress: the next piece starts a new line.

@@ -50,23 +50,24 @@ impl Cap for TailUnits {
     }
 
     fn finish(&mut self, totals: &Totals, out: &mut Output) -> io::Result<Outcome> {
-        let total = totals.of(self.unit);
-        if total == 0 {
+        if totals.bytes == 0 {
             return Ok(Outcome::Nothing(notice::NO_OUTPUT));
         }
         let shown = self.write_kept(out)?;
-        if total <= self.limit {
+        // Cut when bytes came before the kept ones: no count needed.
+        if self.kept == totals.bytes {
             return Ok(Outcome::Whole);
         }
+        let total = totals.of(self.unit);
         Ok(Outcome::Cut(
             Kind::TailUnits,
             Facts {
                 shown,
                 limit: self.limit,
                 total,
-                omitted: total - shown,
+                omitted: total.saturating_sub(shown),
                 unit: self.unit.name(),
-                first: total - shown + 1,
+                first: total.saturating_sub(shown) + 1,
                 last: total,
                 next_offset: total,
                 saved: None,

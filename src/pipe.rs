@@ -1,0 +1,16 @@
+//! A larger pipe buffer: fewer, larger reads and fewer wake-ups on a big
+//! output, for stdin in filter mode and for a command's output.
+
+use std::os::fd::AsFd;
+
+/// The buffer size asked for.
+pub const SIZE: usize = 1 << 20;
+
+/// Asks the kernel for a [`SIZE`] buffer on `fd` when it is a pipe. The
+/// default size works too, so a refusal (not a pipe, a quota) is no error.
+pub fn enlarge(fd: impl AsFd) {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    let _ = rustix::pipe::fcntl_setpipe_size(fd, SIZE);
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    let _ = fd;
+}
