@@ -26,10 +26,7 @@ fn main() -> ExitCode {
                 Some(e) => fail(&mut err, &e),
                 None => exit(finished.ending.exit_code),
             },
-            Err(e) => {
-                let _ = writeln!(err, "capout: {e}");
-                ExitCode::from(e.exit_code())
-            }
+            Err(e) => fail_with(&mut err, &e, e.exit_code()),
         };
     }
     // Read fd 0 as a plain file: std's Stdin would take an unreadable
@@ -58,6 +55,11 @@ fn exit(code: i32) -> ExitCode {
 
 /// One line on stderr, status 1.
 fn fail(err: &mut dyn Write, e: &dyn std::fmt::Display) -> ExitCode {
+    fail_with(err, e, 1)
+}
+
+/// One line on stderr, and `status`.
+fn fail_with(err: &mut dyn Write, e: &dyn std::fmt::Display, status: u8) -> ExitCode {
     let _ = writeln!(err, "capout: {e}");
-    ExitCode::FAILURE
+    ExitCode::from(status)
 }

@@ -225,6 +225,11 @@ pub fn timed_out(duration: &str) -> String {
     format!("... (command timed out after {duration})")
 }
 
+/// The live line of `--progress`.
+pub fn progress(mib: f64, lines: u64, mib_per_second: f64) -> String {
+    format!("capout: {mib:.1} MiB, {lines} lines read ({mib_per_second:.1} MiB/s)")
+}
+
 /// The line above the rescued lines of `--keep`.
 pub fn rescued_header(pattern: &str, matched: u64, shown: u64) -> String {
     if matched > shown {

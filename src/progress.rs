@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
 use crate::count::Totals;
+use crate::notice;
 
 /// At most ten updates a second.
 const EVERY: Duration = Duration::from_millis(100);
@@ -41,13 +42,8 @@ impl Progress {
         #[allow(clippy::cast_precision_loss)]
         let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
         err.write_all(ERASE)?;
-        write!(
-            err,
-            "capout: {:.1} MiB, {} lines read ({:.1} MiB/s)",
-            mib(totals.bytes),
-            totals.lines(),
-            mib(totals.bytes) / seconds.max(1e-9)
-        )?;
+        let line = notice::progress(mib(totals.bytes), totals.lines(), mib(totals.bytes) / seconds.max(1e-9));
+        err.write_all(line.as_bytes())?;
         err.flush()
     }
 
