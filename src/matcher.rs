@@ -9,7 +9,7 @@ use crate::utf8;
 
 /// The most of one line held to match it. A longer line is matched on its
 /// first part, so memory stays bounded on a line of any length.
-pub const LINE_LIMIT: usize = 512 * 1024;
+pub const LINE_LIMIT: usize = 256 * 1024;
 
 /// A pattern lines are matched against, on bytes.
 #[derive(Clone, Debug)]
@@ -121,6 +121,11 @@ fn assemble<E>(
     }
     if held.is_empty() && ends {
         return f(Event::Line { number, bytes: part, whole: true });
+    }
+    if held.capacity() < LINE_LIMIT {
+        // Once, to the limit: growing by doubling would copy and could
+        // leave twice the limit behind.
+        held.reserve_exact(LINE_LIMIT - held.len());
     }
     if held.len() + part.len() <= LINE_LIMIT {
         held.extend_from_slice(part);
