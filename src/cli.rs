@@ -390,29 +390,22 @@ impl Args {
 
     /// The cap: one of them, or one of the two head+tail pairs.
     fn cap(&self) -> Result<CapSpec, clap::Error> {
-        let given: Vec<(&str, u64)> = [
-            ("--tail-chars", self.tail_chars),
-            ("--head-chars", self.head_chars),
-            ("--head-lines", self.head_lines),
-            ("--tail-lines", self.tail_lines),
-            ("--max-matches", self.max_matches),
-        ]
-        .into_iter()
-        .filter_map(|(name, n)| n.map(|n| (name, n)))
-        .collect();
-        Ok(match given.as_slice() {
-            [] => CapSpec::TailChars(DEFAULT_TAIL_CHARS),
-            [("--tail-chars", n)] => CapSpec::TailChars(*n),
-            [("--head-chars", n)] => CapSpec::HeadChars(*n),
-            [("--head-lines", n)] => CapSpec::HeadLines { limit: *n, offset: self.offset.unwrap_or(0) },
-            [("--tail-lines", n)] => CapSpec::TailLines(*n),
-            [("--max-matches", n)] => CapSpec::MaxMatches(*n),
-            [("--tail-chars", t), ("--head-chars", h)] => CapSpec::HeadTailChars(*h, *t),
-            [("--head-lines", h), ("--tail-lines", t)] => CapSpec::HeadTailLines(*h, *t),
-            [(a, _), (b, _), ..] => {
-                return Err(usage(format!("the caps {a} and {b} cannot be used together")));
+        let offset = self.offset.unwrap_or(0);
+        Ok(match (self.tail_chars, self.head_chars, self.head_lines, self.tail_lines, self.max_matches) {
+            (None, None, None, None, None) => CapSpec::TailChars(DEFAULT_TAIL_CHARS),
+            (Some(n), None, None, None, None) => CapSpec::TailChars(n),
+            (None, Some(n), None, None, None) => CapSpec::HeadChars(n),
+            (None, None, Some(limit), None, None) => CapSpec::HeadLines { limit, offset },
+            (None, None, None, Some(n), None) => CapSpec::TailLines(n),
+            (None, None, None, None, Some(n)) => CapSpec::MaxMatches(n),
+            (Some(t), Some(h), None, None, None) => CapSpec::HeadTailChars(h, t),
+            (None, None, Some(h), Some(t), None) => CapSpec::HeadTailLines(h, t),
+            (tc, hc, hl, tl, mm) => {
+                let names = ["--tail-chars", "--head-chars", "--head-lines", "--tail-lines", "--max-matches"];
+                let given: Vec<&str> =
+                    names.into_iter().zip([tc, hc, hl, tl, mm]).filter_map(|(n, v)| v.map(|_| n)).collect();
+                return Err(usage(format!("the caps {} cannot be used together", given.join(" and "))));
             }
-            [(other, _)] => unreachable!("no cap is named {other}"),
         })
     }
 }
