@@ -37,20 +37,19 @@ fn unit_name(unit: Unit) -> &'static str {
     if unit == Unit::Bytes { "bytes" } else { "chars" }
 }
 
+/// A line's body and its ending: `\r\n`, `\n` or nothing.
+fn split_ending(line: &[u8]) -> (&[u8], &[u8]) {
+    let ending = if line.ends_with(b"\r\n") { 2 } else { usize::from(line.ends_with(b"\n")) };
+    line.split_at(line.len() - ending)
+}
+
 /// One line as the line caps write it.
 fn shape_line(line: &[u8], number: usize, config: &Config) -> Vec<u8> {
     let mut out = Vec::new();
     if config.line_numbers {
         out.extend_from_slice(format!("{number:>6}\t").as_bytes());
     }
-    let ending: &[u8] = if line.ends_with(b"\r\n") {
-        b"\r\n"
-    } else if line.ends_with(b"\n") {
-        b"\n"
-    } else {
-        b""
-    };
-    let body = &line[..line.len() - ending.len()];
+    let (body, ending) = split_ending(line);
     let body_units = units(body, config.unit);
     match config.max_line {
         Some(w) if body_units.len() as u64 > w => {
@@ -125,14 +124,7 @@ fn strip_ansi(input: &[u8]) -> Vec<u8> {
 fn collapse_cr(input: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     for line in input.split_inclusive(|&b| b == b'\n') {
-        let ending: &[u8] = if line.ends_with(b"\r\n") {
-            b"\r\n"
-        } else if line.ends_with(b"\n") {
-            b"\n"
-        } else {
-            b""
-        };
-        let body = &line[..line.len() - ending.len()];
+        let (body, ending) = split_ending(line);
         let after = body.iter().rposition(|&b| b == b'\r').map_or(body, |i| &body[i + 1..]);
         out.extend_from_slice(after);
         out.extend_from_slice(ending);
@@ -141,7 +133,7 @@ fn collapse_cr(input: &[u8]) -> Vec<u8> {
 }
 
 fn content(line: &[u8]) -> &[u8] {
-    line.strip_suffix(b"\n").map_or(line, |l| l.strip_suffix(b"\r").unwrap_or(l))
+    split_ending(line).0
 }
 
 /// The cut part: lines past `after_line` and before `before_line`, bytes
