@@ -69,7 +69,7 @@ pub struct Args {
     #[arg(short = 'F', long)]
     fixed_strings: bool,
 
-    /// Keep W characters of each line, 0 for all [default: 2000 with the line caps]
+    /// Keep W characters of each line, 0 for all [default: 2000 with the line caps, off with the others]
     #[arg(long, value_name = "W", allow_negative_numbers = true)]
     max_line_chars: Option<u64>,
 

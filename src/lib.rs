@@ -270,7 +270,11 @@ pub fn run_with<R: Read>(
     };
     let mut cap = build_cap(config);
     let mut stages = Stages {
-        transforms: transform::Transforms::new(config.strip_ansi, config.collapse_cr),
+        transforms: transform::Transforms::new(
+            config.strip_ansi,
+            config.collapse_cr,
+            config.max_line.filter(|_| !config.cap.is_line_cap()).map(|w| (w, config.unit)),
+        ),
         rescuer: build_rescuer(config),
         saver,
         progress: (config.progress && (config.json || holds_back(config.cap))).then(Progress::default),

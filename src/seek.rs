@@ -14,7 +14,8 @@ const BLOCK: u64 = 64 * 1024;
 
 /// Whether the output depends only on the end of the input: a tail cap,
 /// and nothing that needs the whole input (totals, saving, transforms
-/// whose state runs from the start, line numbers).
+/// whose state runs from the start, line numbers, a line cap before a
+/// character cap, which must see where the line starts).
 pub fn needs_only_the_end(config: &Config) -> bool {
     matches!(config.cap, CapSpec::TailChars(_) | CapSpec::TailLines(_))
         && !config.json
@@ -23,6 +24,7 @@ pub fn needs_only_the_end(config: &Config) -> bool {
         && !config.strip_ansi
         && !config.collapse_cr
         && !config.line_numbers
+        && (config.max_line.is_none() || config.cap.is_line_cap())
         && config.template.as_ref().is_none_or(|t| !t.needs_totals())
 }
 

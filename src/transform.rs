@@ -1,8 +1,13 @@
-//! The opt-in rewrites applied before counting: `--strip-ansi` and
-//! `--collapse-cr`. Both are streaming state machines, so an escape
-//! sequence or a `\r\n` split across reads is handled like any other.
+//! The rewrites applied before counting: `--strip-ansi`, `--collapse-cr`,
+//! and, with a character cap, `--max-line-chars`. All stream, so an
+//! escape sequence, a `\r\n` or a character split across reads is
+//! handled like any other.
 
 use memchr::{memchr, memchr2};
+
+use crate::caps::LineShaper;
+use crate::count::Unit;
+use crate::utf8;
 
 /// The longest stretch of a line `--collapse-cr` holds while it waits to
 /// see whether a `\r` erases it. Longer stretches are passed on, so memory
@@ -15,43 +20,103 @@ pub const COLLAPSE_LIMIT: usize = 64 * 1024;
 pub struct Transforms {
     strip: Option<StripAnsi>,
     collapse: Option<CollapseCr>,
-    scratch: Vec<u8>,
+    line_cap: Option<LineCap>,
+    stripped: Vec<u8>,
+    collapsed: Vec<u8>,
 }
 
 impl Transforms {
-    /// The transforms that `strip_ansi` and `collapse_cr` ask for.
-    pub fn new(strip_ansi: bool, collapse_cr: bool) -> Self {
+    /// The transforms that `strip_ansi` and `collapse_cr` ask for, and the
+    /// per-line cap `line_cap` (width and unit) of a character cap.
+    pub fn new(strip_ansi: bool, collapse_cr: bool, line_cap: Option<(u64, Unit)>) -> Self {
         Transforms {
             strip: strip_ansi.then(StripAnsi::default),
             collapse: collapse_cr.then(CollapseCr::default),
-            scratch: Vec::new(),
+            line_cap: line_cap.map(|(width, unit)| LineCap::new(width, unit)),
+            stripped: Vec::new(),
+            collapsed: Vec::new(),
         }
     }
 
     /// Whether any transform is in force.
     pub fn any(&self) -> bool {
-        self.strip.is_some() || self.collapse.is_some()
+        self.strip.is_some() || self.collapse.is_some() || self.line_cap.is_some()
     }
 
     /// Appends the transformed `input` to `out`.
     pub fn apply(&mut self, input: &[u8], out: &mut Vec<u8>) {
-        match (&mut self.strip, &mut self.collapse) {
-            (Some(strip), Some(collapse)) => {
-                self.scratch.clear();
-                strip.apply(input, &mut self.scratch);
-                collapse.apply(&self.scratch, out);
-            }
-            (Some(strip), None) => strip.apply(input, out),
-            (None, Some(collapse)) => collapse.apply(input, out),
-            (None, None) => out.extend_from_slice(input),
+        let mut data = input;
+        if let Some(strip) = &mut self.strip {
+            self.stripped.clear();
+            strip.apply(data, &mut self.stripped);
+            data = &self.stripped;
+        }
+        if let Some(collapse) = &mut self.collapse {
+            self.collapsed.clear();
+            collapse.apply(data, &mut self.collapsed);
+            data = &self.collapsed;
+        }
+        match &mut self.line_cap {
+            Some(line_cap) => line_cap.apply(data, out),
+            None => out.extend_from_slice(data),
         }
     }
 
     /// Appends what the transforms still hold at the end of the input.
     pub fn finish(&mut self, out: &mut Vec<u8>) {
+        self.collapsed.clear();
         if let Some(collapse) = &mut self.collapse {
-            collapse.finish(out);
+            collapse.finish(&mut self.collapsed);
         }
+        match &mut self.line_cap {
+            Some(line_cap) => line_cap.finish(&self.collapsed, out),
+            None => out.extend_from_slice(&self.collapsed),
+        }
+    }
+}
+
+/// `--max-line-chars` before a character cap: each line cut to its first
+/// W units with the marker, so the cap counts what the line cap left.
+#[derive(Debug)]
+struct LineCap {
+    shaper: LineShaper,
+    /// The start of a character split by the last read, and the input
+    /// with it put back in front.
+    carry: Vec<u8>,
+    joined: Vec<u8>,
+}
+
+impl LineCap {
+    fn new(width: u64, unit: Unit) -> Self {
+        LineCap { shaper: LineShaper::new(Some(width), unit, false), carry: Vec::new(), joined: Vec::new() }
+    }
+
+    fn apply(&mut self, input: &[u8], out: &mut Vec<u8>) {
+        self.joined.clear();
+        self.joined.append(&mut self.carry);
+        self.joined.extend_from_slice(input);
+        // The shaper counts characters, so it takes whole ones only.
+        let end = self.joined.len() - utf8::incomplete_suffix(&self.joined);
+        self.carry.extend_from_slice(&self.joined[end..]);
+        shape_lines(&mut self.shaper, &self.joined[..end], out);
+    }
+
+    fn finish(&mut self, input: &[u8], out: &mut Vec<u8>) {
+        self.apply(input, out);
+        let carry = std::mem::take(&mut self.carry);
+        shape_lines(&mut self.shaper, &carry, out);
+        // Writing to a Vec cannot fail.
+        let _ = self.shaper.finish(out);
+    }
+}
+
+/// Writes `bytes` through `shaper`, a line at a time.
+fn shape_lines(shaper: &mut LineShaper, mut bytes: &[u8], out: &mut Vec<u8>) {
+    while !bytes.is_empty() {
+        let end = memchr(b'\n', bytes).map_or(bytes.len(), |i| i + 1);
+        // Writing to a Vec cannot fail.
+        let _ = shaper.piece(0, &bytes[..end], out);
+        bytes = &bytes[end..];
     }
 }
 
@@ -133,12 +198,14 @@ impl StripAnsi {
 }
 
 /// Keeps only the text after the last `\r` of each line, as a terminal
-/// shows a progress bar; a `\r\n` ending stays.
+/// shows a progress bar; a `\r\n` ending stays. A `\r` with no text after
+/// it on its line (at the end of the input, or before another `\r` or the
+/// line's end) erases nothing, as on a terminal.
 #[derive(Debug, Default)]
 pub struct CollapseCr {
     /// The line's text since its start or its last `\r`, not yet passed on.
     held: Vec<u8>,
-    /// The last input byte was a `\r`: an ending if `\n` follows.
+    /// The last input byte was a `\r`, its effect unknown yet.
     cr: bool,
 }
 
@@ -147,12 +214,17 @@ impl CollapseCr {
     pub fn apply(&mut self, mut input: &[u8], out: &mut Vec<u8>) {
         if self.cr && !input.is_empty() {
             self.cr = false;
-            if input[0] == b'\n' {
-                out.extend_from_slice(&self.held);
-                out.extend_from_slice(b"\r\n");
-                input = &input[1..];
+            match input[0] {
+                b'\n' => {
+                    out.extend_from_slice(&self.held);
+                    self.held.clear();
+                    out.extend_from_slice(b"\r\n");
+                    input = &input[1..];
+                }
+                // Another `\r`: that one decides.
+                b'\r' => {}
+                _ => self.held.clear(),
             }
-            self.held.clear();
         }
         while !input.is_empty() {
             let Some(i) = memchr2(b'\r', b'\n', input) else {
@@ -160,13 +232,9 @@ impl CollapseCr {
                 return;
             };
             if input[i] == b'\n' {
-                if self.held.is_empty() {
-                    out.extend_from_slice(&input[..=i]);
-                } else {
-                    out.extend_from_slice(&self.held);
-                    self.held.clear();
-                    out.extend_from_slice(&input[..=i]);
-                }
+                out.extend_from_slice(&self.held);
+                self.held.clear();
+                out.extend_from_slice(&input[..=i]);
                 input = &input[i + 1..];
                 continue;
             }
@@ -181,6 +249,10 @@ impl CollapseCr {
                     self.held.clear();
                     out.extend_from_slice(&input[..i + 2]);
                     input = &input[i + 2..];
+                }
+                Some(b'\r') => {
+                    self.hold(&input[..i], out);
+                    input = &input[i + 1..];
                 }
                 Some(_) => {
                     self.held.clear();
@@ -201,11 +273,11 @@ impl CollapseCr {
         }
     }
 
-    /// Passes on what is held at the end of the input; a last `\r` erased it.
+    /// Passes on what is held at the end of the input; a last `\r`, with
+    /// nothing after it, erases nothing.
     pub fn finish(&mut self, out: &mut Vec<u8>) {
-        if !std::mem::take(&mut self.cr) {
-            out.extend_from_slice(&self.held);
-        }
+        self.cr = false;
+        out.extend_from_slice(&self.held);
         self.held.clear();
     }
 }

@@ -186,7 +186,10 @@ const CASES: &[Case] = &[
     ("strip_ansi_before_counting", &["-c", "3", "--strip-ansi"], b"ab\x1b[31mcd\n", b"cd\n... (truncated, showing last 3 chars)\n"),
     ("strip_ansi_keeps_a_newline_in_a_broken_osc", &["--strip-ansi"], b"a\x1b]0;t\nb\n", b"a\nb\n"),
     ("collapse_cr", &["--collapse-cr"], b"10%\r50%\r100%\ndone\r\n", b"100%\ndone\r\n"),
-    ("collapse_cr_last_cr_erases", &["--collapse-cr"], b"a\nbar\r", b"a\n"),
+    ("collapse_cr_a_last_cr_erases_nothing", &["--collapse-cr"], b"a\nbar\r", b"a\nbar"),
+    ("collapse_cr_crs_before_the_end", &["--collapse-cr"], b"10%\r20%\r\r\n", b"20%\r\n"),
+    ("line_cap_before_a_char_cap", &["-c", "100", "--max-line-chars", "3"], b"abcdef\nxy\n", b"abc ... (line truncated to 3 chars)\nxy\n"),
+    ("line_cap_before_head_chars", &["--head-chars", "5", "--max-line-chars", "2"], "\u{e9}\u{e9}\u{e9}\n".as_bytes(), "\u{e9}\u{e9} ..\n... (truncated, showing first 5 chars)\n".as_bytes()),
     // --keep
     ("keep_rescues_cut_lines", &["--tail-lines", "1", "--keep", "error"], b"error: one\nok\nerror: two\nend\n", b"end\n... (truncated, showing last 1 lines)\n... (cut lines matching error: 2)\n1:error: one\n3:error: two\n"),
     ("keep_max", &["--tail-lines", "1", "--keep", "e", "--keep-max", "1"], b"e1\ne2\nx\n", b"x\n... (truncated, showing last 1 lines)\n... (cut lines matching e: 2, showing first 1)\n1:e1\n"),

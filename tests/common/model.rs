@@ -120,11 +120,14 @@ fn strip_ansi(input: &[u8]) -> Vec<u8> {
     out
 }
 
-/// `--collapse-cr`, the naive way: each line keeps what follows its last `\r`.
+/// `--collapse-cr`, the naive way: each line keeps what follows its last
+/// `\r` that has text after it.
 fn collapse_cr(input: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     for line in input.split_inclusive(|&b| b == b'\n') {
         let (body, ending) = split_ending(line);
+        // A `\r` with nothing after it on the line erases nothing.
+        let body = &body[..body.iter().rposition(|&b| b != b'\r').map_or(0, |i| i + 1)];
         let after = body.iter().rposition(|&b| b == b'\r').map_or(body, |i| &body[i + 1..]);
         out.extend_from_slice(after);
         out.extend_from_slice(ending);
@@ -166,6 +169,11 @@ pub fn model(input: &[u8], config: &Config) -> Vec<u8> {
     }
     if config.collapse_cr {
         input = collapse_cr(&input);
+    }
+    // Given with a character cap, the line cap applies first.
+    if !config.cap.is_line_cap() && config.max_line.is_some() {
+        let lines = input.split_inclusive(|&b| b == b'\n');
+        input = lines.enumerate().flat_map(|(i, line)| shape_line(line, i + 1, config)).collect();
     }
     let input = &input[..];
     let lines: Vec<&[u8]> = input.split_inclusive(|&b| b == b'\n').collect();
