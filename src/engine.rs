@@ -100,6 +100,9 @@ pub fn pass(
     if let Some(progress) = progress {
         progress.finish(out.err()).map_err(Error::Write)?;
     }
+    if saver.as_ref().is_some_and(Saver::failed) {
+        out.forget_saved();
+    }
     let outcome = cap.finish(&totals, out).map_err(Error::Write)?;
     let matches = cap.matches(&totals);
     Ok(Pass { totals, outcome, matches })

@@ -1,12 +1,25 @@
 //! `--json`: one object in place of text, for harnesses that parse.
+//!
+//! The kept output streams into the object's first field as it comes, so
+//! `--json` holds no more of it in memory than plain output does; the
+//! other fields follow once the input is read.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::{CapSpec, Config, Report};
 
-/// The object `--json` prints: kept output, notices and totals. Invalid
-/// UTF-8 is written as U+FFFD.
-pub fn render(config: &Config, report: &Report, output: &[u8], notices: &[Vec<u8>]) -> String {
+/// What the object starts with: the `output` field, up to its text.
+pub const START: &[u8] = b"{\"output\":\"";
+
+/// `text` escaped for the inside of a JSON string.
+pub fn escape(text: &str) -> String {
+    let quoted = Value::String(text.to_owned()).to_string();
+    quoted[1..quoted.len() - 1].to_owned()
+}
+
+/// What ends the object: the end of the `output` string, then the other
+/// fields. Invalid UTF-8 is written as U+FFFD.
+pub fn end(config: &Config, report: &Report, notices: &[Vec<u8>]) -> String {
     let notice = (!notices.is_empty()).then(|| String::from_utf8_lossy(&notices.join(&b'\n')).into_owned());
     let limit = match config.cap {
         CapSpec::TailChars(n)
@@ -16,20 +29,31 @@ pub fn render(config: &Config, report: &Report, output: &[u8], notices: &[Vec<u8
         | CapSpec::MaxMatches(n) => json!(n),
         CapSpec::HeadTailLines(h, t) | CapSpec::HeadTailChars(h, t) => json!([h, t]),
     };
-    let object: Value = json!({
-        "output": String::from_utf8_lossy(output),
-        "notice": notice,
-        "truncated": report.truncated,
-        "cap": config.cap.name(),
-        "limit": limit,
-        "total_bytes": report.totals.bytes,
-        "total_chars": report.totals.chars,
-        "total_lines": report.totals.lines(),
-        "matches": report.matches,
-        "exit_code": report.ending.exit_code,
-        "signal": report.ending.signal,
-        "timed_out": report.ending.timed_out.is_some(),
-        "saved_to": report.saved_to.as_ref().map(|p| p.display().to_string()),
-    });
-    object.to_string()
+    let fields = Map::from_iter([
+        ("notice".to_owned(), json!(notice)),
+        ("truncated".to_owned(), json!(report.truncated)),
+        ("cap".to_owned(), json!(config.cap.name())),
+        ("limit".to_owned(), limit),
+        ("total_bytes".to_owned(), json!(report.totals.bytes)),
+        ("total_chars".to_owned(), json!(report.totals.chars)),
+        ("total_lines".to_owned(), json!(report.totals.lines())),
+        ("matches".to_owned(), json!(report.matches)),
+        ("exit_code".to_owned(), json!(report.ending.exit_code)),
+        ("signal".to_owned(), json!(report.ending.signal)),
+        ("timed_out".to_owned(), json!(report.ending.timed_out.is_some())),
+        ("saved_to".to_owned(), json!(report.saved_to.as_ref().map(|p| p.display().to_string()))),
+    ]);
+    let object = Value::Object(fields).to_string();
+    // `{"notice":...}` becomes `","notice":...}`: the output string ends.
+    format!("\",{}", &object[1..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_what_json_strings_cannot_hold() {
+        assert_eq!(escape("a\"b\\c\n\t\u{1}\u{e9}"), "a\\\"b\\\\c\\n\\t\\u0001\u{e9}");
+    }
 }

@@ -263,10 +263,10 @@ pub fn run_with<R: Read>(
         template: config.template.clone(),
         saved: saver.as_ref().map(|s| s.path().display().to_string()),
     };
-    let (mut output, json_out) = if config.json {
-        (Output::collecting(err, renderer), Some(out))
+    let mut output = if config.json {
+        Output::json(out, err, renderer).map_err(Error::Write)?
     } else {
-        (Output::new(out, err, config.notice, renderer), None)
+        Output::new(out, err, config.notice, renderer)
     };
     let mut cap = build_cap(config);
     let mut stages = Stages {
@@ -310,12 +310,13 @@ pub fn run_with<R: Read>(
         Some(Ok(path)) => (path, None),
         Some(Err(e)) => (None, Some(e)),
     };
+    // A failed save makes capout exit 1, whatever the command did.
+    let ending = if save_error.is_some() { Ending { exit_code: 1, ..ending } } else { ending };
     let report =
         Report { totals: pass.totals, truncated, matches: pass.matches, ending, saved_to, save_error };
     output.finish().map_err(write)?;
-    if let Some(out) = json_out {
-        let (data, notices) = output.into_collected();
-        writeln!(out, "{}", json::render(config, &report, &data, &notices)).map_err(write)?;
+    if let Some((out, notices)) = output.into_json() {
+        writeln!(out, "{}", json::end(config, &report, &notices)).map_err(write)?;
         out.flush().map_err(write)?;
     }
     Ok(report)

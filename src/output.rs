@@ -2,7 +2,9 @@
 
 use std::io::{self, Write};
 
+use crate::json;
 use crate::notice::{Facts, Kind, Renderer};
+use crate::utf8;
 
 /// Where notices go (`--notice`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -19,8 +21,10 @@ pub enum NoticeTarget {
 enum Sink<'a> {
     /// Kept output goes straight out; notices where the target says.
     Stream(&'a mut dyn Write, NoticeTarget),
-    /// Kept output and notices are collected apart (for `--json`).
-    Collect(Vec<u8>, Vec<Vec<u8>>),
+    /// Kept output goes out escaped into the `output` string of `--json`,
+    /// with the start of a character split between two writes held back;
+    /// notices are collected for the object's `notice` field.
+    Json { out: &'a mut dyn Write, held: Vec<u8>, notices: Vec<Vec<u8>> },
 }
 
 /// The two streams capout writes: kept output, and notices beside it.
@@ -46,10 +50,13 @@ impl<'a> Output<'a> {
         Output { sink: Sink::Stream(out, target), err, renderer, last: None, unflushed: false }
     }
 
-    /// Output and notices kept in memory for [`Output::into_collected`];
-    /// a middle line is part of the output.
-    pub fn collecting(err: &'a mut dyn Write, renderer: Renderer) -> Self {
-        Output { sink: Sink::Collect(Vec::new(), Vec::new()), err, renderer, last: None, unflushed: false }
+    /// Output into a `--json` object on `out`, which this starts; the
+    /// notices are kept for [`Output::into_notices`]. A middle line is
+    /// part of the output.
+    pub fn json(out: &'a mut dyn Write, err: &'a mut dyn Write, renderer: Renderer) -> io::Result<Self> {
+        out.write_all(json::START)?;
+        let sink = Sink::Json { out, held: Vec::new(), notices: Vec::new() };
+        Ok(Output { sink, err, renderer, last: None, unflushed: false })
     }
 
     /// The notice of a cap, as this run words it.
@@ -57,12 +64,22 @@ impl<'a> Output<'a> {
         self.renderer.render(kind, facts)
     }
 
+    /// Stops naming the saved file in notices: it is not the whole input.
+    pub fn forget_saved(&mut self) {
+        self.renderer.saved = None;
+    }
+
     /// Writes kept output.
     pub fn data(&mut self, bytes: &[u8]) -> io::Result<()> {
         let Some(&last) = bytes.last() else { return Ok(()) };
         match &mut self.sink {
             Sink::Stream(out, _) => out.write_all(bytes)?,
-            Sink::Collect(data, _) => data.extend_from_slice(bytes),
+            Sink::Json { out, held, .. } => {
+                held.extend_from_slice(bytes);
+                let whole = held.len() - utf8::incomplete_suffix(held);
+                out.write_all(json::escape(&String::from_utf8_lossy(&held[..whole])).as_bytes())?;
+                held.drain(..whole);
+            }
         }
         self.last = Some(last);
         self.unflushed = true;
@@ -72,7 +89,7 @@ impl<'a> Output<'a> {
     /// Writes a notice line after the output.
     pub fn notice(&mut self, line: &[u8]) -> io::Result<()> {
         match &mut self.sink {
-            Sink::Collect(_, notices) => {
+            Sink::Json { notices, .. } => {
                 notices.push(line.to_vec());
                 Ok(())
             }
@@ -90,7 +107,7 @@ impl<'a> Output<'a> {
     pub fn middle(&mut self, facts: &Facts) -> io::Result<()> {
         let line = self.render(Kind::Middle, facts);
         match self.sink {
-            Sink::Collect(..) => self.line_on_stdout(line.as_bytes()),
+            Sink::Json { .. } => self.line_on_stdout(line.as_bytes()),
             Sink::Stream(..) => self.notice(line.as_bytes()),
         }
     }
@@ -111,27 +128,34 @@ impl<'a> Output<'a> {
     /// Flushes stdout if anything was written since the last flush, so
     /// that a head cap's lines show as they arrive.
     pub fn flush(&mut self) -> io::Result<()> {
-        if std::mem::take(&mut self.unflushed)
-            && let Sink::Stream(out, _) = &mut self.sink
-        {
-            out.flush()?;
+        if std::mem::take(&mut self.unflushed) {
+            match &mut self.sink {
+                Sink::Stream(out, _) | Sink::Json { out, .. } => out.flush()?,
+            }
         }
         Ok(())
     }
 
-    /// Flushes both streams.
+    /// Flushes both streams; with `--json`, the end of `output` too.
     pub fn finish(&mut self) -> io::Result<()> {
-        if let Sink::Stream(out, _) = &mut self.sink {
-            out.flush()?;
+        match &mut self.sink {
+            Sink::Stream(out, _) => out.flush()?,
+            Sink::Json { out, held, .. } => {
+                // A character cut off at the very end is one U+FFFD.
+                out.write_all(json::escape(&String::from_utf8_lossy(held)).as_bytes())?;
+                held.clear();
+                out.flush()?;
+            }
         }
         self.err.flush()
     }
 
-    /// The output and the notices collected, for `--json`.
-    pub fn into_collected(self) -> (Vec<u8>, Vec<Vec<u8>>) {
+    /// The notices collected for `--json`, and the stream to end the
+    /// object on.
+    pub fn into_json(self) -> Option<(&'a mut dyn Write, Vec<Vec<u8>>)> {
         match self.sink {
-            Sink::Collect(data, notices) => (data, notices),
-            Sink::Stream(..) => (Vec::new(), Vec::new()),
+            Sink::Json { out, notices, .. } => Some((out, notices)),
+            Sink::Stream(..) => None,
         }
     }
 }

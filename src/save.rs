@@ -76,6 +76,11 @@ impl Saver {
         &self.path
     }
 
+    /// Whether a write failed: the file is not the whole input.
+    pub fn failed(&self) -> bool {
+        self.error.is_some()
+    }
+
     /// Appends raw input.
     pub fn write(&mut self, bytes: &[u8]) {
         if self.error.is_some() {

@@ -19,7 +19,7 @@ fn stdout_of(cmd: &mut Command, input: &[u8]) -> String {
     let out = cmd.write_stdin(input.to_vec()).output().expect("capout runs");
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     assert_eq!(out.status.code(), Some(0));
-    String::from_utf8(out.stdout).expect("UTF-8 output")
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 fn json_of(args: &[&str], input: &[u8]) -> Value {
@@ -148,11 +148,18 @@ fn save_to_a_full_disk_still_prints_the_output_and_fails() {
         return;
     }
     let out = capout().args(["-c", "2", "--save", "/dev/full"]).write_stdin("abc").output().unwrap();
-    assert_eq!(out.stdout, b"bc\n... (truncated, showing last 2 chars; full output: /dev/full)\n");
+    // The notice does not point at a copy that is not whole.
+    assert_eq!(out.stdout, b"bc\n... (truncated, showing last 2 chars)\n");
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         "capout: cannot save the output to /dev/full: No space left on device (os error 28)\n"
     );
+    assert_eq!(out.status.code(), Some(1));
+    let out =
+        capout().args(["-c", "2", "--save", "/dev/full", "--json"]).write_stdin("abc").output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((&v["saved_to"], &v["exit_code"]), (&Value::Null, &json!(1)));
+    assert_eq!(v["notice"], "... (truncated, showing last 2 chars)");
     assert_eq!(out.status.code(), Some(1));
 }
 
@@ -162,6 +169,11 @@ fn notice_format_fills_every_placeholder() {
     let out =
         stdout_of(capout().args(["-n", "2", "--offset", "1", "--notice-format", template]), b"a\nb\nc\nd\n");
     assert_eq!(out, "b\nc\n2|2|4|2|lines|2|3|3||{}\n");
+    let out = stdout_of(
+        capout().args(["-n", "3", "--offset", "9", "--notice-format", "{limit} {total} {first}"]),
+        b"a\n",
+    );
+    assert_eq!(out, "3 1 10\n");
     let out = stdout_of(capout().args(["-c", "2", "--notice-format", "[{omitted} {unit} cut]"]), b"abcd");
     assert_eq!(out, "cd\n[2 chars cut]\n");
     let out = stdout_of(
@@ -253,4 +265,36 @@ fn completions_for_each_shell() {
         assert!(text.contains(says) && text.contains("--tail-chars"), "{shell}");
     }
     assert_eq!(capout().args(["--completions", "tcsh"]).output().unwrap().status.code(), Some(2));
+}
+
+#[test]
+fn json_output_is_the_plain_output_whatever_splits_it() {
+    // Many lines of multi-byte characters: rings wrap mid-character.
+    let input: Vec<u8> =
+        (0..3000).flat_map(|i| format!("{i} \u{e9}\u{20ac}\u{1f600} \u{e9}\u{e9}\n").into_bytes()).collect();
+    let mut input = input;
+    input.extend_from_slice(b"\xff\xe2\x82");
+    for args in [
+        &["-c", "5000"][..],
+        &["--tail-lines", "333"],
+        &["-n", "77", "--offset", "5"],
+        &["-m", "9", "-e", "7"],
+        &["--head-chars", "4321"],
+        &["-c", "10", "--bytes"],
+    ] {
+        json_and_plain_agree(args, &input);
+    }
+    // Long lines, fewer to a read than the cap keeps: the ring of
+    // --tail-lines wraps, and its two halves split characters.
+    let long: Vec<u8> = (0..3000)
+        .flat_map(|i| format!("{i} {}\n", "\u{e9}\u{20ac}\u{1f600}".repeat(300)).into_bytes())
+        .collect();
+    json_and_plain_agree(&["--tail-lines", "100"], &long);
+}
+
+/// The `output` of `--json` is the plain output, as text.
+fn json_and_plain_agree(args: &[&str], input: &[u8]) {
+    let plain = stdout_of(capout().args(args).args(["--notice", "none"]), input);
+    let v = json_of(args, input);
+    assert_eq!(v["output"].as_str(), Some(plain.as_str()), "{args:?}");
 }

@@ -72,7 +72,15 @@ impl Cap for HeadLines {
             return Ok(Outcome::Nothing(nothing));
         }
         if self.offset >= total {
-            let facts = Facts { total, unit: "lines", next_offset: self.offset, ..Facts::default() };
+            let facts = Facts {
+                limit: self.limit,
+                total,
+                unit: "lines",
+                first: self.offset.saturating_add(1),
+                last: self.offset,
+                next_offset: self.offset,
+                ..Facts::default()
+            };
             return Ok(Outcome::Cut(Kind::PastEnd, facts));
         }
         let shown = self.limit.min(total - self.offset);
