@@ -26,7 +26,7 @@ pub const DEFAULT_KILL_AFTER: Duration = Duration::from_secs(5);
 
 /// Bound a command's output: keep the first lines, the last characters or
 /// the first matches, and say what was cut.
-#[derive(Debug, Parser)]
+#[derive(Clone, Debug, Parser)]
 #[command(
     name = "capout",
     version,
@@ -244,6 +244,16 @@ impl Args {
         } else {
             (defaults.save, defaults.save_dir)
         };
+        // Options of a cap go with it; a default that does not fit the
+        // cap in force is left out, as a default timeout is without a
+        // command, so that CAPOUT_OPTS never breaks a command line.
+        let matches = max_matches.is_some();
+        let line_cap = matches || head_lines.is_some() || tail_lines.is_some();
+        let (keep, keep_max) = match self.keep {
+            Some(keep) => (Some(keep), self.keep_max.or(defaults.keep_max)),
+            None if matches => (None, self.keep_max),
+            None => (defaults.keep, self.keep_max.or(defaults.keep_max)),
+        };
         // The options of a command apply from CAPOUT_OPTS only when there
         // is a command, so that a default timeout leaves filter mode be.
         let runs = !self.command.is_empty();
@@ -256,15 +266,15 @@ impl Args {
             head_chars,
             tail_lines,
             offset: if has_cap { self.offset } else { self.offset.or(defaults.offset) },
-            pattern: self.pattern.or(defaults.pattern),
-            fixed_strings: self.fixed_strings || defaults.fixed_strings,
+            pattern: if has_cap { self.pattern } else { self.pattern.or(defaults.pattern) },
+            fixed_strings: self.fixed_strings || (!has_cap && defaults.fixed_strings),
             max_line_chars: self.max_line_chars.or(defaults.max_line_chars),
             bytes: self.bytes || defaults.bytes,
-            line_numbers: self.line_numbers || defaults.line_numbers,
+            line_numbers: self.line_numbers || (line_cap && defaults.line_numbers),
             strip_ansi: self.strip_ansi || defaults.strip_ansi,
             collapse_cr: self.collapse_cr || defaults.collapse_cr,
-            keep: self.keep.or(defaults.keep),
-            keep_max: self.keep_max.or(defaults.keep_max),
+            keep,
+            keep_max,
             notice: self.notice.or(defaults.notice),
             notice_format: self.notice_format.or(defaults.notice_format),
             json: self.json || defaults.json,
@@ -422,7 +432,12 @@ fn usage(message: String) -> clap::Error {
 /// prints it and exits with status 2 (0 for `--help` and `--version`).
 pub fn parse() -> Action {
     let opts = std::env::var_os("CAPOUT_OPTS");
-    try_parse(std::env::args_os(), opts.as_deref().and_then(|o| o.to_str())).unwrap_or_else(|e| e.exit())
+    let opts = match opts.as_deref().map(|o| o.to_str().ok_or(o)) {
+        Some(Err(_)) => usage_in_capout_opts("it is not valid UTF-8").exit(),
+        Some(Ok(opts)) => Some(opts),
+        None => None,
+    };
+    try_parse(std::env::args_os(), opts).unwrap_or_else(|e| e.exit())
 }
 
 /// Parses `args` (the first is the program's name) over the default
@@ -433,27 +448,39 @@ where
     T: Into<OsString> + Clone,
 {
     let args = Args::try_parse_from(args)?;
-    let defaults = match opts {
-        None => None,
-        Some(opts) => {
-            let words = shlex::split(opts).ok_or_else(|| {
-                Args::command().error(ErrorKind::InvalidValue, "CAPOUT_OPTS: unbalanced quotes")
-            })?;
-            let parsed = Args::try_parse_from(std::iter::once("capout".to_owned()).chain(words));
-            Some(parsed.map_err(from_capout_opts)?)
-        }
-    };
-    match defaults {
-        Some(defaults) if defaults.completions.is_some() => {
-            Err(Args::command()
-                .error(ErrorKind::ArgumentConflict, "CAPOUT_OPTS: --completions is not a default"))
-        }
-        Some(defaults) if !defaults.command.is_empty() => {
-            Err(Args::command().error(ErrorKind::ArgumentConflict, "CAPOUT_OPTS: a command is not a default"))
-        }
+    match opts.map(defaults).transpose()? {
         Some(defaults) => args.over(defaults).into_action(),
         None => args.into_action(),
     }
+}
+
+/// The options of `CAPOUT_OPTS`, which must make sense on their own
+/// (but for a timeout, which waits for a command, and line numbers, which
+/// wait for a line cap); every error names it.
+fn defaults(opts: &str) -> Result<Args, clap::Error> {
+    let words = shlex::split(opts).ok_or_else(|| usage_in_capout_opts("unbalanced quotes"))?;
+    let defaults = Args::try_parse_from(std::iter::once("capout".to_owned()).chain(words)).map_err(|e| {
+        match e.kind() {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                usage_in_capout_opts("--help and --version are not defaults")
+            }
+            _ => from_capout_opts(&e),
+        }
+    })?;
+    if defaults.completions.is_some() {
+        return Err(usage_in_capout_opts("--completions is not a default"));
+    }
+    if !defaults.command.is_empty() {
+        return Err(usage_in_capout_opts("a command is not a default"));
+    }
+    let alone =
+        Args { timeout: None, kill_after: None, stdout_only: false, line_numbers: false, ..defaults.clone() };
+    alone.into_config().map_err(|e| from_capout_opts(&e))?;
+    Ok(defaults)
+}
+
+fn usage_in_capout_opts(message: &str) -> clap::Error {
+    Args::command().error(ErrorKind::ArgumentConflict, format!("in CAPOUT_OPTS: {message}"))
 }
 
 /// The clap command, for `--completions` and the tests.
@@ -462,10 +489,7 @@ pub fn command() -> clap::Command {
 }
 
 /// Says that a usage error came from `CAPOUT_OPTS`.
-fn from_capout_opts(e: clap::Error) -> clap::Error {
-    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-        return e;
-    }
+fn from_capout_opts(e: &clap::Error) -> clap::Error {
     let text = e.render().to_string();
     let first = text.lines().next().unwrap_or_default();
     let message = first.strip_prefix("error: ").unwrap_or(first);
@@ -489,6 +513,29 @@ mod tests {
     }
 
     #[test]
+    fn capout_opts_that_do_not_fit_the_cap_are_left_out() {
+        let c = config(&["--tail-lines", "1"], Some("-m 2 -e 1 -F")).unwrap();
+        assert_eq!((c.cap, c.pattern), (CapSpec::TailLines(1), None));
+        let c = config(&["-m", "5"], Some("--keep error --keep-max 3")).unwrap();
+        assert_eq!(c.keep, None);
+        let c = config(&["-c", "100"], Some("-N")).unwrap();
+        assert!(!c.line_numbers);
+        assert!(config(&["-n", "1"], Some("-N")).unwrap().line_numbers);
+        let c = config(&[], Some("--timeout 5")).unwrap();
+        assert_eq!(c.command, None);
+    }
+
+    #[test]
+    fn capout_opts_errors_name_it() {
+        for opts in
+            ["--offset 1", "--keep '['", "-c 3 -n 2", "--version", "--completions bash", "-c 'x", "ls"]
+        {
+            let e = try_parse(["capout"], Some(opts)).expect_err(opts);
+            assert!(e.to_string().contains("in CAPOUT_OPTS"), "{opts}: {e}");
+        }
+    }
+
+    #[test]
     fn capout_opts_are_defaults() {
         let c = config(&["--bytes"], Some("-n 5 --notice 'stderr' --max-line-chars 7")).unwrap();
         assert_eq!(
@@ -502,7 +549,7 @@ mod tests {
         let c = config(&["--notice", "stdout"], Some("--notice none")).unwrap();
         assert_eq!(c.notice, NoticeTarget::Stdout);
         assert_eq!(config(&[], Some("-c 0")).map(|_| ()), Err(ErrorKind::ValueValidation));
-        assert_eq!(config(&[], Some("-c '5")).map(|_| ()), Err(ErrorKind::InvalidValue));
+        assert_eq!(config(&[], Some("-c '5")).map(|_| ()), Err(ErrorKind::ArgumentConflict));
     }
 
     #[test]
