@@ -331,7 +331,10 @@ impl Args {
             None => cap.is_line_cap().then_some(DEFAULT_MAX_LINE),
         };
         let template = match self.notice_format.as_deref().map(Template::parse) {
-            Some(Err(e)) => return Err(invalid("--notice-format", &e)),
+            Some(Err(e)) => {
+                let template = self.notice_format.as_deref().unwrap_or_default();
+                return Err(invalid("--notice-format", &format!("{e} in '{template}'")));
+            }
             Some(Ok(t)) => Some(t),
             None => None,
         };
@@ -412,8 +415,11 @@ impl Args {
             (None, None, Some(h), Some(t), None) => CapSpec::HeadTailLines(h, t),
             (tc, hc, hl, tl, mm) => {
                 let names = ["--tail-chars", "--head-chars", "--head-lines", "--tail-lines", "--max-matches"];
-                let given: Vec<&str> =
-                    names.into_iter().zip([tc, hc, hl, tl, mm]).filter_map(|(n, v)| v.map(|_| n)).collect();
+                let given: Vec<String> = names
+                    .into_iter()
+                    .zip([tc, hc, hl, tl, mm])
+                    .filter_map(|(name, value)| value.map(|v| format!("{name} {v}")))
+                    .collect();
                 return Err(usage(format!("the caps {} cannot be used together", given.join(" and "))));
             }
         })

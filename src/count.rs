@@ -21,14 +21,6 @@ impl Unit {
         }
     }
 
-    /// How many units `bytes` holds; it begins on a character boundary.
-    pub fn count(self, bytes: &[u8]) -> u64 {
-        match self {
-            Unit::Chars => utf8::count_chars(bytes),
-            Unit::Bytes => bytes.len() as u64,
-        }
-    }
-
     /// The offset just past the first `n` units of `bytes`, and how many
     /// units that is.
     pub fn advance(self, bytes: &[u8], n: u64) -> (usize, u64) {

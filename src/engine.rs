@@ -9,7 +9,7 @@ use crate::progress::Progress;
 use crate::rescue::Rescuer;
 use crate::save::Saver;
 use crate::transform::Transforms;
-use crate::utf8;
+use crate::{Error, utf8};
 
 /// The default read size.
 pub const READ_SIZE: usize = 64 * 1024;
@@ -24,27 +24,6 @@ pub struct Pass {
     /// Matching lines, for a cap that counts matches.
     pub matches: Option<u64>,
 }
-
-/// A failure of the pass, told apart by side: reading the input, or
-/// writing the output (where a closed pipe is a quiet end).
-#[derive(Debug)]
-pub enum Error {
-    /// Reading the input failed.
-    Read(io::Error),
-    /// Writing the output failed.
-    Write(io::Error),
-}
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Error::Read(e) => write!(f, "error reading input: {e}"),
-            Error::Write(e) => write!(f, "error writing output: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
 
 /// What the stream goes through besides the cap.
 #[derive(Debug)]

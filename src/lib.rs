@@ -215,15 +215,13 @@ pub enum Error {
     Write(std::io::Error),
     /// The file to save the input to could not be created.
     Save(SaveError),
-}
-
-impl From<engine::Error> for Error {
-    fn from(e: engine::Error) -> Self {
-        match e {
-            engine::Error::Read(e) => Error::Read(e),
-            engine::Error::Write(e) => Error::Write(e),
-        }
-    }
+    /// A pattern is not a valid regex.
+    Pattern {
+        /// The option that gave it.
+        option: &'static str,
+        /// Why it is not valid.
+        message: String,
+    },
 }
 
 impl std::fmt::Display for Error {
@@ -232,6 +230,7 @@ impl std::fmt::Display for Error {
             Error::Read(e) => write!(f, "error reading input: {e}"),
             Error::Write(e) => write!(f, "error writing output: {e}"),
             Error::Save(e) => e.fmt(f),
+            Error::Pattern { option, message } => write!(f, "invalid value for '{option}': {message}"),
         }
     }
 }
@@ -268,14 +267,22 @@ pub fn run_with<R: Read>(
     } else {
         Output::new(out, err, config.notice, renderer)
     };
-    let mut cap = build_cap(config);
+    let invalid = |option| move |message| Error::Pattern { option, message };
+    let matcher = config.pattern.as_ref().map(Pattern::matcher).transpose().map_err(invalid("--pattern"))?;
+    let keep = config
+        .keep
+        .as_ref()
+        .map(|k| Matcher::new(&k.pattern, false))
+        .transpose()
+        .map_err(invalid("--keep"))?;
+    let mut cap = build_cap(config, matcher);
     let mut stages = Stages {
         transforms: transform::Transforms::new(
             config.strip_ansi,
             config.collapse_cr,
             config.max_line.filter(|_| !config.cap.is_line_cap()).map(|w| (w, config.unit)),
         ),
-        rescuer: build_rescuer(config),
+        rescuer: keep.and_then(|matcher| build_rescuer(config, matcher)),
         saver,
         progress: (config.progress && (config.json || holds_back(config.cap))).then(Progress::default),
         need: need(config),
@@ -350,9 +357,8 @@ fn holds_back(cap: CapSpec) -> bool {
     )
 }
 
-fn build_cap(config: &Config) -> Box<dyn Cap> {
+fn build_cap(config: &Config, matcher: Option<Matcher>) -> Box<dyn Cap> {
     let shaper = || LineShaper::new(config.max_line, config.unit, config.line_numbers);
-    let matcher = config.pattern.as_ref().and_then(|p| p.matcher().ok());
     match config.cap {
         CapSpec::TailChars(n) => Box::new(TailUnits::new(n, config.unit)),
         CapSpec::HeadChars(n) => Box::new(HeadUnits::new(n, config.unit)),
@@ -370,9 +376,8 @@ fn build_cap(config: &Config) -> Box<dyn Cap> {
     }
 }
 
-fn build_rescuer(config: &Config) -> Option<Rescuer> {
+fn build_rescuer(config: &Config, matcher: Matcher) -> Option<Rescuer> {
     let keep = config.keep.as_ref()?;
-    let matcher = Matcher::new(&keep.pattern, false).ok()?;
     let tail_bytes = |n| config.unit.max_bytes(n).saturating_add(4);
     let (head, tail) = match config.cap {
         CapSpec::TailChars(n) => (Head::None, Tail::Bytes(tail_bytes(n))),

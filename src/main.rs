@@ -5,8 +5,8 @@ use std::io::{self, BufWriter, Write};
 use std::os::fd::AsFd;
 use std::process::ExitCode;
 
-use capout::Error;
 use capout::cli::{self, Action};
+use capout::{Error, SaveError, SaveTo};
 
 fn main() -> ExitCode {
     let config = match cli::parse() {
@@ -29,12 +29,18 @@ fn main() -> ExitCode {
             Err(e) => fail_with(&mut err, &e, e.exit_code()),
         };
     }
-    // Read fd 0 as a plain file: std's Stdin would take an unreadable
-    // stdin (EBADF) for an empty one, and adds a buffer of its own.
+    // Read fd 0 as a plain file: std's Stdin takes EBADF (a stdin open
+    // only for writing) for an empty input, and adds a buffer of its own.
     let mut stdin = match io::stdin().as_fd().try_clone_to_owned() {
         Ok(fd) => File::from(fd),
         Err(e) => return fail(&mut err, &Error::Read(e)),
     };
+    if let Some(to @ SaveTo::File(path)) = &config.save
+        && capout::save::is_input(to, &stdin)
+    {
+        let error = io::Error::new(io::ErrorKind::InvalidInput, "it is the input");
+        return fail(&mut err, &SaveError { path: path.clone(), error });
+    }
     // A file that cannot seek is read from where it is.
     let _ = capout::seek::skip_to_tail(&mut stdin, &config);
     capout::pipe::enlarge(&stdin);

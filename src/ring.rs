@@ -18,16 +18,6 @@ impl Ring {
         Ring { buf: Vec::new(), head: 0, len: 0, limit }
     }
 
-    /// Bytes held.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the ring holds nothing.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// Appends `data`, dropping the oldest bytes beyond the limit.
     pub fn push(&mut self, data: &[u8]) {
         let data = &data[data.len().saturating_sub(self.limit)..];

@@ -1,8 +1,9 @@
 //! `--save FILE` and `--save-dir DIR`: the whole input, uncut, written as
 //! it is read.
 
-use std::fs::File;
+use std::fs::{self, File};
 use std::io::{self, Write};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use tempfile::NamedTempFile;
@@ -15,6 +16,16 @@ pub enum SaveTo {
     /// A new `capout-XXXXXX.log` in this directory, removed again when
     /// nothing was cut.
     Dir(PathBuf),
+}
+
+/// Whether saving to `to` would write over `input`, the file being read:
+/// creating it would empty the input before a byte of it was read.
+pub fn is_input(to: &SaveTo, input: &File) -> bool {
+    let SaveTo::File(path) = to else { return false };
+    match (fs::metadata(path), input.metadata()) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino() && b.is_file(),
+        _ => false,
+    }
 }
 
 /// An error of the file the input is saved to.
@@ -33,6 +44,14 @@ impl std::fmt::Display for SaveError {
 }
 
 impl std::error::Error for SaveError {}
+
+/// The error without the `at path "..."` that `tempfile` adds to it: the
+/// message names the directory already.
+fn without_path(error: &io::Error) -> io::Error {
+    let text = error.to_string();
+    let text = text.split(" at path ").next().unwrap_or_default();
+    io::Error::new(error.kind(), text.to_owned())
+}
 
 #[derive(Debug)]
 enum Target {
@@ -63,7 +82,7 @@ impl Saver {
                     .suffix(".log")
                     .rand_bytes(6)
                     .tempfile_in(dir)
-                    .map_err(|error| SaveError { path: dir.clone(), error })?;
+                    .map_err(|error| SaveError { path: dir.clone(), error: without_path(&error) })?;
                 let path = temp.path().to_path_buf();
                 (Target::Temp(temp), path)
             }

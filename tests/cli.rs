@@ -243,7 +243,7 @@ fn usage_errors_exit_2_and_name_the_option() {
         (&["-n", "-3"], "'-3' for '--head-lines <N>'"),
         (&["-m", "many"], "'many' for '--max-matches <N>'"),
         (&["--head-chars", "18446744073709551616"], "'18446744073709551616' for '--head-chars <N>'"),
-        (&["-c", "1", "-n", "1"], "--tail-chars and --head-lines"),
+        (&["-c", "1", "-n", "2"], "the caps --tail-chars 1 and --head-lines 2 cannot"),
         (&["--offset", "2"], "--offset"),
         (&["-N"], "--line-numbers"),
         (&["--notice", "loud"], "'loud' for '--notice <WHERE>'"),

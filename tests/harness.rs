@@ -298,3 +298,32 @@ fn json_and_plain_agree(args: &[&str], input: &[u8]) {
     let v = json_of(args, input);
     assert_eq!(v["output"].as_str(), Some(plain.as_str()), "{args:?}");
 }
+
+#[test]
+fn save_onto_the_input_file_is_refused_before_it_is_emptied() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("in.log");
+    std::fs::write(&path, "1\n2\n").unwrap();
+    let p = path.display().to_string();
+    let out = StdCommand::new(env!("CARGO_BIN_EXE_capout"))
+        .args(["--save", &p])
+        .stdin(std::fs::File::open(&path).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("capout: cannot save the output to {p}: it is the input\n")
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), b"1\n2\n");
+}
+
+#[test]
+fn save_dir_that_does_not_exist_is_one_error_line() {
+    let out = capout().args(["--save-dir", "/nonexistent-dir"]).write_stdin("a\n").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "capout: cannot save the output to /nonexistent-dir: No such file or directory (os error 2)\n"
+    );
+}

@@ -39,11 +39,6 @@ impl HeadUnits {
         end
     }
 
-    /// Whether the head holds `limit` units.
-    pub fn is_full(&self) -> bool {
-        self.taken == self.limit
-    }
-
     /// Units taken.
     pub fn taken(&self) -> u64 {
         self.taken
