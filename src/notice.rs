@@ -284,6 +284,21 @@ mod tests {
     }
 
     #[test]
+    fn every_standard_template_parses() {
+        for kind in [
+            Kind::TailUnits,
+            Kind::HeadUnits,
+            Kind::HeadLines,
+            Kind::PastEnd,
+            Kind::Matches,
+            Kind::TailLines,
+            Kind::Middle,
+        ] {
+            assert!(Template::parse_inner(kind.default_template(), true).is_ok(), "{kind:?}");
+        }
+    }
+
+    #[test]
     fn templates_fill_every_placeholder() {
         let t = Template::parse(
             "{shown}|{limit}|{total}|{omitted}|{unit}|{first}|{last}|{next_offset}|{saved}|{{x}}",
