@@ -28,7 +28,7 @@ rss() { # input-function args...
     local input=$1
     shift
     # The live line of --progress ends in a carriage return, not a newline.
-    "$input" | /usr/bin/time -f %M "$capout" "$@" 2>&1 >/dev/null | tr '\r' '\n' | tail -n 1
+    "$input" | /usr/bin/time -f %M "$capout" "$@" 2>&1 >/dev/null | tr '\r' '\n' | tail -n 1 | grep -o '[0-9]*$'
 }
 
 printf '| options | lines: peak RSS KiB | one %s MiB line: peak RSS KiB |\n|---|---|---|\n' "$size_mib"

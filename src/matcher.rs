@@ -2,7 +2,7 @@
 //! matched against.
 
 use memchr::memmem::Finder;
-use regex::bytes::Regex;
+use regex::bytes::{Regex, RegexBuilder};
 
 use crate::caps::LineSplitter;
 use crate::utf8;
@@ -10,6 +10,9 @@ use crate::utf8;
 /// The most of one line held to match it. A longer line is matched on its
 /// first part, so memory stays bounded on a line of any length.
 pub const LINE_LIMIT: usize = 256 * 1024;
+
+/// The capacity of a regex's lazy DFA cache.
+const DFA_CACHE: usize = 256 * 1024;
 
 /// A pattern lines are matched against, on bytes.
 #[derive(Clone, Debug)]
@@ -27,7 +30,14 @@ impl Matcher {
         if fixed {
             return Ok(Matcher::Literal(Box::new(Finder::new(pattern.as_bytes()).into_owned())));
         }
-        Regex::new(pattern).map(Matcher::Regex).map_err(|e| e.to_string())
+        RegexBuilder::new(pattern)
+            // The lazy DFA's cache is the regex's largest allocation; a
+            // smaller one keeps any pattern inside the memory bound, and
+            // lines of a few hundred bytes rarely need more.
+            .dfa_size_limit(DFA_CACHE)
+            .build()
+            .map(Matcher::Regex)
+            .map_err(|e| e.to_string())
     }
 
     /// Whether `line` (without its ending) holds a match.
