@@ -12,6 +12,9 @@
 #                       as 0), for steadier pipe timings: unpinned, the two
 #                       ends of a pipe land on one CPU or on two, and on
 #                       two a pipe can be several times slower
+#   CAPOUT_BENCH_SPLIT  set to 1: in the pipe cases, always put the writer
+#                       on CPU 0 and the reader on CPU 1, the slow placement
+#                       that a larger pipe buffer helps most
 #
 # Needs bash 5 (for $EPOCHREALTIME), cargo, awk and coreutils, and taskset
 # (util-linux) for CAPOUT_BENCH_CPUS. Peak RSS comes from /usr/bin/time
@@ -30,6 +33,18 @@ fi
 if [[ -z ${EPOCHREALTIME:-} ]]; then
     echo "compare.sh: needs bash 5 or later" >&2
     exit 2
+fi
+
+# Prefixes for the two ends of a pipe: none, or one CPU each. The
+# commands that use them are strings for eval, out of shellcheck's sight.
+# shellcheck disable=SC2034
+writer=()
+reader=()
+if [[ ${CAPOUT_BENCH_SPLIT:-} == 1 ]]; then
+    # shellcheck disable=SC2034
+    writer=(taskset -c 0)
+    # shellcheck disable=SC2034
+    reader=(taskset -c 1)
 fi
 
 if [[ -n ${CAPOUT_BENCH_CPUS:-} ]]; then
@@ -159,11 +174,14 @@ echo "timing, median of $runs alternating runs ..." >&2
     compare 'capout -n 500 < file   vs  wc -l < file' \
         '"$capout" -n 500 <"$big" >/dev/null' 'wc -l <"$big" >/dev/null' 1.0
     compare 'pipe: capout -c 5000   vs  tail -c 5000' \
-        'cat "$big" | "$capout" -c 5000 >/dev/null' 'cat "$big" | tail -c 5000 >/dev/null' 0.5
+        '"${writer[@]}" cat "$big" | "${reader[@]}" "$capout" -c 5000 >/dev/null' \
+        '"${writer[@]}" cat "$big" | "${reader[@]}" tail -c 5000 >/dev/null' 0.5
     compare 'pipe: capout -n 500    vs  wc -l' \
-        'cat "$big" | "$capout" -n 500 >/dev/null' 'cat "$big" | wc -l >/dev/null' 0.5
+        '"${writer[@]}" cat "$big" | "${reader[@]}" "$capout" -n 500 >/dev/null' \
+        '"${writer[@]}" cat "$big" | "${reader[@]}" wc -l >/dev/null' 0.5
     compare 'pipe: capout -m 50     vs  wc -l' \
-        'cat "$big" | "$capout" -m 50 >/dev/null' 'cat "$big" | wc -l >/dev/null' 0.5
+        '"${writer[@]}" cat "$big" | "${reader[@]}" "$capout" -m 50 >/dev/null' \
+        '"${writer[@]}" cat "$big" | "${reader[@]}" wc -l >/dev/null' 0.5
     compare "1 KiB x ${reps}: capout    vs  tail -c 5000" \
         startup_capout startup_tail 1.5
 }
@@ -211,7 +229,7 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -
 echo
 echo "capout $("$capout" --version | awk '{ print $2 }'), input ${size_mib} MiB of log lines," \
     "$(nproc --all) CPUs (${cpu:-unknown CPU}), median of $runs runs"
-echo "pinned to CPUs: ${CAPOUT_BENCH_CPUS:-no}"
+echo "pinned to CPUs: ${CAPOUT_BENCH_CPUS:-no}; pipe ends split over CPUs 0 and 1: ${CAPOUT_BENCH_SPLIT:-no}"
 echo "load average before: $load_before, after: $(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 echo
 echo "| case ('pipe:' reads 'cat file |')        | capout ms | other ms  | ratio | goal   | met | capout range  | other range   |"
