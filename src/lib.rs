@@ -257,6 +257,16 @@ pub fn run_with<R: Read>(
     err: &mut dyn Write,
     end: impl FnOnce(&mut R) -> Ending,
 ) -> Result<Report, Error> {
+    // Everything that can fail before the input is read fails first, so
+    // that nothing is written and no file is made.
+    let invalid = |option| move |message| Error::Pattern { option, message };
+    let matcher = config.pattern.as_ref().map(Pattern::matcher).transpose().map_err(invalid("--pattern"))?;
+    let keep = config
+        .keep
+        .as_ref()
+        .map(|k| Matcher::new(&k.pattern, false))
+        .transpose()
+        .map_err(invalid("--keep"))?;
     let saver = config.save.as_ref().map(Saver::create).transpose().map_err(Error::Save)?;
     let renderer = Renderer {
         template: config.template.clone(),
@@ -267,14 +277,6 @@ pub fn run_with<R: Read>(
     } else {
         Output::new(out, err, config.notice, renderer)
     };
-    let invalid = |option| move |message| Error::Pattern { option, message };
-    let matcher = config.pattern.as_ref().map(Pattern::matcher).transpose().map_err(invalid("--pattern"))?;
-    let keep = config
-        .keep
-        .as_ref()
-        .map(|k| Matcher::new(&k.pattern, false))
-        .transpose()
-        .map_err(invalid("--keep"))?;
     let mut cap = build_cap(config, matcher);
     let mut stages = Stages {
         transforms: transform::Transforms::new(
