@@ -185,6 +185,14 @@ fn duration(text: &str) -> Result<DurationArg, String> {
         .and_then(|n| {
             Some(Duration::new(u64::try_from(n / 1_000_000_000).ok()?, (n % 1_000_000_000) as u32))
         });
+    // Only zero is zero: a duration too small to measure is the smallest.
+    let value = value.map(|v| {
+        if v.is_zero() && number.bytes().any(|b| b.is_ascii_digit() && b != b'0') {
+            Duration::from_nanos(1)
+        } else {
+            v
+        }
+    });
     match value {
         Some(value) => Ok(DurationArg { value, label }),
         None => Err("the duration is too long".into()),
@@ -638,6 +646,12 @@ mod tests {
             Ok(Some(given(ms(1000), "1s", None)))
         );
         assert_eq!(timeout(&["--timeout", "0", "x"]), Ok(None));
+        assert_eq!(timeout(&["--timeout", "0.000ms", "x"]), Ok(None));
+        // Too small to measure is the smallest duration, never none.
+        let tiny = Some(given(Duration::from_nanos(1), "0.0000000001s", five));
+        assert_eq!(timeout(&["--timeout", "0.0000000001", "x"]), Ok(tiny));
+        let tiny_kill = Some(given(ms(1000), "1s", Some(Duration::from_nanos(1))));
+        assert_eq!(timeout(&["--timeout", "1", "--kill-after", "0.0000000000001ms", "x"]), Ok(tiny_kill));
         assert_eq!(timeout(&["x"]), Ok(None));
         for bad in
             ["", "s", "-1", "1x", "1.", ".5", "1.5.", "1 s", "1S", "+1", "1e3", "99999999999999999999h"]
