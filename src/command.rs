@@ -2,36 +2,37 @@
 //!
 //! The command runs in a process group of its own, with its stdout and
 //! stderr joined into one pipe, and that pipe is the input of the one pass,
-//! exactly as stdin is in filter mode. [`CommandReader`] is that input: as
-//! well as reading the pipe, it keeps the command's clock (the timeout, the
-//! SIGKILL after it, the grace period for background processes) and passes
-//! on the signals that capout receives, so the pass knows nothing of
-//! processes.
+//! exactly as stdin is in filter mode. [`CommandReader`] is that input;
+//! the command's clock (the timeout, the SIGKILL after it) and the passing
+//! on of the signals that capout receives run beside it on a thread of
+//! their own, so the pass knows nothing of processes, and a blocked write
+//! of capout's own output delays neither.
 //!
-//! It never busy-waits and never sleeps: each wait is one `poll(2)` on the
-//! pipe and on a socket that capout's signal handlers write to, with a
+//! Neither side busy-waits or sleeps: each wait is one `poll(2)` on the
+//! pipe, or on a socket that capout's signal handlers write to, with a
 //! timeout that ends at the next deadline.
 
-use std::ffi::{OsStr, OsString, c_int};
+use std::ffi::{OsStr, OsString};
 use std::fmt;
-use std::io::{self, PipeReader, Read};
+use std::io::{self, IsTerminal, PipeReader, Read, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::process::{Pid, Signal, kill_process_group};
-use signal_hook::SigId;
-use signal_hook::consts::{SIGCHLD, SIGHUP, SIGINT, SIGTERM};
 
+use crate::signals::Signals;
 use crate::{Config, Ending, Error as RunError, Report};
 
-/// How long capout waits, once the command has exited, for background
-/// processes that still hold its output open.
+/// How long capout waits on an empty pipe, once the command has exited,
+/// for background processes that still hold its output open.
 pub const GRACE: Duration = Duration::from_secs(1);
 
 /// The exit status when `--timeout` expired, as GNU `timeout` has it.
@@ -40,10 +41,6 @@ pub const TIMED_OUT: u8 = 124;
 pub const NOT_EXECUTABLE: u8 = 126;
 /// The exit status when the command was not found.
 pub const NOT_FOUND: u8 = 127;
-
-/// The signals passed on to the command's process group.
-const FORWARDED: [(c_int, Signal); 3] =
-    [(SIGINT, Signal::INT), (SIGTERM, Signal::TERM), (SIGHUP, Signal::HUP)];
 
 /// A command to run, and the options that go with one.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -93,6 +90,7 @@ impl Status {
             exit_code: i32::from(self.exit_code()),
             signal: self.signal,
             timed_out: timeout.filter(|_| self.timed_out).map(|t| t.label.clone()),
+            interrupted: None,
         }
     }
 
@@ -225,17 +223,186 @@ impl Read for Launch<'_> {
 }
 
 /// A running command's joined output, as a [`Read`] that ends when the
-/// output does, or [`GRACE`] after the command exited, whichever is first.
+/// output does, or once capout has waited [`GRACE`] on an empty pipe after
+/// the command exited, whichever is first.
 ///
-/// While it is read (and in [`CommandReader::wait`]) it enforces the
-/// timeout and passes SIGINT, SIGTERM and SIGHUP on to the command's
-/// process group.
+/// The command's clock (the timeout, the SIGKILL after it) and the passing
+/// on of signals run on a thread of their own, the [`Supervisor`], so that
+/// they keep time while capout is blocked writing its own output. Reading
+/// stays here, on the thread of the pass: every byte written before the
+/// command exited is read, however slowly capout's reader drains it.
 pub struct CommandReader {
-    child: Child,
-    group: Pid,
     /// The read end of the output pipe; `None` once it is given up.
     pipe: Option<PipeReader>,
+    shared: Arc<Shared>,
+    /// Readable once the supervisor has seen the command exit.
+    exited: UnixStream,
+    /// Tells the supervisor that the pipe was given up.
+    control: UnixStream,
+    /// What is left of [`GRACE`] once the command has exited.
+    grace: Duration,
+    supervisor: Option<JoinHandle<io::Result<Status>>>,
+    /// How the command ended, once waited for.
+    status: Option<Status>,
+}
+
+/// What the two sides of a running command tell each other.
+#[derive(Default)]
+struct Shared {
+    /// The supervisor saw the command exit.
+    exited: AtomicBool,
+    /// The reader gave the pipe up.
+    pipe_closed: AtomicBool,
+    /// It gave it up because the grace period ran out, not at its end.
+    abandoned: AtomicBool,
+}
+
+impl CommandReader {
+    /// Starts the command with its stdout and stderr on a new pipe.
+    pub fn spawn(spec: &CommandSpec) -> Result<CommandReader, Error> {
+        // Caught before the command starts, so that none is missed.
+        let signals = Signals::catch(true).map_err(Error::Setup)?;
+        let (pipe, writer) = io::pipe().map_err(Error::Setup)?;
+        // Non-blocking, so that a read never waits past a deadline. The
+        // flag is the read end's own: the command's end stays blocking.
+        rustix::io::ioctl_fionbio(&pipe, true).map_err(|e| Error::Setup(e.into()))?;
+        crate::pipe::enlarge(&pipe);
+        let child = start(spec, &writer)?;
+        drop(writer);
+        let (exited, exited_write) = UnixStream::pair().map_err(Error::Setup)?;
+        let (control_read, control) = UnixStream::pair().map_err(Error::Setup)?;
+        for end in [&exited, &exited_write, &control_read, &control] {
+            end.set_nonblocking(true).map_err(Error::Setup)?;
+        }
+        let shared = Arc::new(Shared::default());
+        let supervisor = Supervisor {
+            group: Pid::from_child(&child),
+            child,
+            signals,
+            shared: Arc::clone(&shared),
+            exited_write,
+            control: control_read,
+            term_at: spec.timeout.as_ref().and_then(|t| Instant::now().checked_add(t.after)),
+            kill_after: spec.timeout.as_ref().and_then(|t| t.kill_after),
+            kill_at: None,
+            timed_out: false,
+            status: None,
+        };
+        let supervisor = thread::Builder::new()
+            .name("capout-supervisor".into())
+            .spawn(move || supervisor.run())
+            .map_err(Error::Setup)?;
+        Ok(CommandReader {
+            pipe: Some(pipe),
+            shared,
+            exited,
+            control,
+            grace: GRACE,
+            supervisor: Some(supervisor),
+            status: None,
+        })
+    }
+
+    /// Gives up the output pipe if it is still open and waits for the
+    /// command to end, while its clock still runs and signals are still
+    /// passed on. A command still writing meets a closed pipe, as in any
+    /// pipeline.
+    pub fn wait(&mut self) -> io::Result<Status> {
+        self.close(false);
+        if let Some(supervisor) = self.supervisor.take() {
+            let status =
+                supervisor.join().unwrap_or_else(|_| Err(io::Error::other("the supervisor failed")))?;
+            self.status = Some(status);
+        }
+        self.status.ok_or_else(|| io::Error::other("the command's status was lost"))
+    }
+
+    fn close(&mut self, abandoned: bool) {
+        if self.pipe.take().is_some() {
+            self.shared.abandoned.store(abandoned, Ordering::SeqCst);
+            self.shared.pipe_closed.store(true, Ordering::SeqCst);
+            let _ = (&self.control).write(&[0]);
+        }
+    }
+
+    /// Waits until the pipe can be read. Once the command has exited, the
+    /// time spent waiting here counts against the grace period; `false`
+    /// when it has run out.
+    fn await_data(&mut self) -> io::Result<bool> {
+        let Some(pipe) = &self.pipe else { return Ok(false) };
+        let exited = self.shared.exited.load(Ordering::SeqCst);
+        if exited && self.grace.is_zero() {
+            return Ok(false);
+        }
+        let timeout =
+            exited.then(|| Timespec::try_from(self.grace).unwrap_or(Timespec { tv_sec: 1, tv_nsec: 0 }));
+        let mut fds = [PollFd::new(pipe, PollFlags::IN), PollFd::new(&self.exited, PollFlags::IN)];
+        let start = Instant::now();
+        match poll(&mut fds, timeout.as_ref()) {
+            Ok(_) | Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+        if exited {
+            self.grace = self.grace.saturating_sub(start.elapsed());
+        }
+        drain(&self.exited);
+        Ok(true)
+    }
+}
+
+impl Read for CommandReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            let Some(pipe) = &mut self.pipe else { return Ok(0) };
+            // Read first and poll only when the pipe is empty: a command
+            // that writes fast costs one system call per read.
+            match pipe.read(buf) {
+                Ok(0) => {
+                    self.close(false);
+                    return Ok(0);
+                }
+                Ok(n) => return Ok(n),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if !self.await_data()? {
+                        self.close(true);
+                        return Ok(0);
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl Drop for CommandReader {
+    fn drop(&mut self) {
+        // Never leave the command unwatched: its clock runs to its end.
+        if self.supervisor.is_some() {
+            let _ = self.wait();
+        }
+    }
+}
+
+/// Reads what is there to read of a non-blocking socket.
+fn drain(mut socket: &UnixStream) {
+    let mut buf = [0; 64];
+    while matches!(socket.read(&mut buf), Ok(n) if n > 0) {}
+}
+
+/// The command's clock and capout's signals, on a thread of their own.
+struct Supervisor {
+    child: Child,
+    group: Pid,
     signals: Signals,
+    shared: Arc<Shared>,
+    /// Written to once the command has exited.
+    exited_write: UnixStream,
+    /// Readable when the reader gave the pipe up.
+    control: UnixStream,
     /// When to send SIGTERM; `None` without a timeout or once it is sent.
     term_at: Option<Instant>,
     /// How long after SIGTERM to send SIGKILL.
@@ -243,55 +410,24 @@ pub struct CommandReader {
     /// When to send SIGKILL; set when SIGTERM is sent.
     kill_at: Option<Instant>,
     timed_out: bool,
-    /// The command's status, and when capout saw it exit.
-    exited: Option<(ExitStatus, Instant)>,
+    status: Option<ExitStatus>,
 }
 
-impl CommandReader {
-    /// Starts the command with its stdout and stderr on a new pipe.
-    pub fn spawn(spec: &CommandSpec) -> Result<CommandReader, Error> {
-        // Caught before the command starts, so that none is missed.
-        let signals = Signals::catch().map_err(Error::Setup)?;
-        let (pipe, writer) = io::pipe().map_err(Error::Setup)?;
-        // Non-blocking, so that a read never waits past a deadline. The
-        // flag is the read end's own: the command's end stays blocking.
-        rustix::io::ioctl_fionbio(&pipe, true).map_err(|e| Error::Setup(e.into()))?;
-        crate::pipe::enlarge(&pipe);
-        // Both pipe ends are close-on-exec: the command gets the write end
-        // only as its stdout and stderr, and nothing else of capout's.
-        let stderr = if spec.stdout_only {
-            Stdio::inherit()
-        } else {
-            writer.try_clone().map_err(Error::Setup)?.into()
-        };
-        let mut command = Command::new(&spec.program);
-        command.args(&spec.args).process_group(0).stdin(Stdio::inherit()).stdout(writer).stderr(stderr);
-        let spawned = command.spawn();
-        // The Command holds capout's copies of the write end; the pipe
-        // ends only when they are closed too.
-        drop(command);
-        let child = spawned.map_err(|e| spawn_error(&spec.program, &e))?;
-        Ok(CommandReader {
-            group: Pid::from_child(&child),
-            child,
-            pipe: Some(pipe),
-            signals,
-            term_at: spec.timeout.as_ref().and_then(|t| Instant::now().checked_add(t.after)),
-            kill_after: spec.timeout.as_ref().and_then(|t| t.kill_after),
-            kill_at: None,
-            timed_out: false,
-            exited: None,
-        })
-    }
-
-    /// Gives up the output pipe if it is still open and waits for the
-    /// command to end, still keeping its clock and passing on signals.
-    /// A command still writing meets a closed pipe, as in any pipeline.
-    pub fn wait(&mut self) -> io::Result<Status> {
-        self.pipe = None;
+impl Supervisor {
+    /// Keeps the clock and passes signals on until the command has exited
+    /// and the reader has given up its output.
+    fn run(mut self) -> io::Result<Status> {
         loop {
             self.tend()?;
-            if let Some((status, _)) = self.exited {
+            if let Some(status) = self.status
+                && self.shared.pipe_closed.load(Ordering::SeqCst)
+            {
+                // A timed-out command was told to stop, all of it: what is
+                // left of its group and still held the pipe when the grace
+                // period ran out is killed now rather than left behind.
+                if self.kill_at.is_some() && self.shared.abandoned.load(Ordering::SeqCst) {
+                    let _ = kill_process_group(self.group, Signal::KILL);
+                }
                 // The command is gone: from now on capout's own signals
                 // act on capout again.
                 self.signals.release();
@@ -306,66 +442,55 @@ impl CommandReader {
     fn tend(&mut self) -> io::Result<()> {
         let now = Instant::now();
         if self.signals.take_child()
-            && self.exited.is_none()
+            && self.status.is_none()
             && let Some(status) = self.child.try_wait()?
         {
-            self.exited = Some((status, now));
+            self.status = Some(status);
             // It ended in time: no timeout is due any more.
             self.term_at = None;
+            self.shared.exited.store(true, Ordering::SeqCst);
+            let _ = (&self.exited_write).write(&[0]);
         }
         // Once the command has been reaped and its pipe given up, its
         // group may be gone and its id taken by another: signal no more.
-        let group_may_live = self.exited.is_none() || self.pipe.is_some();
-        for signal in self.signals.take_forwarded() {
+        let group_may_live = self.status.is_none() || !self.shared.pipe_closed.load(Ordering::SeqCst);
+        for signal in self.signals.take().collect::<Vec<_>>() {
             if group_may_live {
-                let _ = kill_process_group(self.group, signal);
+                self.stop(signal);
             }
         }
         if self.term_at.is_some_and(|at| now >= at) {
             self.term_at = None;
             self.timed_out = true;
-            let _ = kill_process_group(self.group, Signal::TERM);
+            self.stop(Signal::TERM);
             self.kill_at = self.kill_after.and_then(|d| now.checked_add(d));
         }
         if self.kill_at.is_some_and(|at| now >= at) && group_may_live {
             self.kill_at = None;
             let _ = kill_process_group(self.group, Signal::KILL);
         }
-        if self.grace_end().is_some_and(|at| now >= at) {
-            self.pipe = None;
-            // A timed-out command was told to stop, all of it: what is
-            // left of its group and still holds the pipe is killed now
-            // rather than left behind.
-            if self.kill_at.take().is_some() {
-                let _ = kill_process_group(self.group, Signal::KILL);
-            }
-        }
         Ok(())
     }
 
-    /// When the wait for background processes ends, once the command has
-    /// exited and while its pipe is open.
-    fn grace_end(&self) -> Option<Instant> {
-        let (_, exited_at) = self.exited?;
-        self.pipe.as_ref()?;
-        Some(exited_at.checked_add(GRACE).unwrap_or(exited_at))
+    /// Sends `signal` to the command's group, then SIGCONT, as GNU
+    /// `timeout` does, so that a stopped command acts on it too.
+    fn stop(&self, signal: Signal) {
+        let _ = kill_process_group(self.group, signal);
+        let _ = kill_process_group(self.group, Signal::CONT);
     }
 
-    /// Waits until the pipe can be read, a signal comes or the next
-    /// deadline passes.
+    /// Waits until a signal comes, the reader gives the pipe up, or the
+    /// next deadline passes.
     fn sleep(&mut self) -> io::Result<()> {
-        let next = [self.term_at, self.kill_at, self.grace_end()].into_iter().flatten().min();
+        let next = [self.term_at, self.kill_at].into_iter().flatten().min();
         // Some systems refuse poll timeouts past `c_int::MAX` ms; the
         // loop around the call waits on after a day.
         let timeout = next.map(|at| {
             let wait = at.saturating_duration_since(Instant::now()).min(Duration::from_secs(86_400));
             Timespec::try_from(wait).unwrap_or(Timespec { tv_sec: 86_400, tv_nsec: 0 })
         });
-        let mut fds = Vec::with_capacity(2);
-        fds.push(PollFd::new(&self.signals.wake, PollFlags::IN));
-        if let Some(pipe) = &self.pipe {
-            fds.push(PollFd::new(pipe, PollFlags::IN));
-        }
+        let wake = self.signals.wake();
+        let mut fds = [PollFd::new(&wake, PollFlags::IN), PollFd::new(&self.control, PollFlags::IN)];
         match poll(&mut fds, timeout.as_ref()) {
             Ok(_) | Err(rustix::io::Errno::INTR) => {}
             Err(e) => return Err(e.into()),
@@ -373,153 +498,63 @@ impl CommandReader {
         // Emptied before the flags are read, so a signal that comes
         // between the two wakes the next poll instead of being missed.
         self.signals.drain();
+        drain(&self.control);
         Ok(())
     }
 }
 
-impl Read for CommandReader {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if buf.is_empty() {
-            return Ok(0);
-        }
-        loop {
-            self.tend()?;
-            let Some(pipe) = &mut self.pipe else { return Ok(0) };
-            // Read first and poll only when the pipe is empty: a command
-            // that writes fast costs one system call per read.
-            match pipe.read(buf) {
-                Ok(0) => {
-                    self.pipe = None;
-                    return Ok(0);
-                }
-                Ok(n) => return Ok(n),
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.sleep()?,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
+/// Starts the command in a process group of its own, its stdout and
+/// stderr on `writer`.
+///
+/// A terminal on stdin is not passed on: in its own group the command
+/// is a background job, and a read from the terminal would stop it for
+/// good. It reads end-of-file instead. A file that the system refuses to
+/// execute for want of a `#!` line is run by `/bin/sh`, as `execvp` does.
+fn start(spec: &CommandSpec, writer: &io::PipeWriter) -> Result<Child, Error> {
+    let mut command = Command::new(&spec.program);
+    command.args(&spec.args);
+    let e = match launch(command, spec, writer)? {
+        Ok(child) => return Ok(child),
+        Err(e) => e,
+    };
+    if e.raw_os_error() == Some(rustix::io::Errno::NOEXEC.raw_os_error())
+        && let Some(path) = find_program(&spec.program)
+    {
+        let mut shell = Command::new("/bin/sh");
+        shell.arg(path).args(&spec.args);
+        return launch(shell, spec, writer)?.map_err(|e| spawn_error(&spec.program, &e));
     }
+    Err(spawn_error(&spec.program, &e))
 }
 
-/// capout's own SIGINT, SIGTERM, SIGHUP and SIGCHLD, caught while a
-/// command runs: each sets a flag and writes a byte to a socket that
-/// [`CommandReader`] polls.
-struct Signals {
-    /// The read end of the wake-up socket.
-    wake: UnixStream,
-    /// A flag for each signal to pass on; a signal that capout was started
-    /// with ignored (as under `nohup`) is left alone, so the command
-    /// inherits it ignored.
-    forwarded: Vec<(Arc<AtomicBool>, Signal)>,
-    child: Arc<AtomicBool>,
-    /// The actions to remove once the command is done.
-    ids: Vec<SigId>,
-    catching: bool,
+/// Spawns `command` with capout's stdio for it. The command is dropped
+/// here, and with it its copies of the write end: the pipe ends only when
+/// they are closed too.
+fn launch(
+    mut command: Command,
+    spec: &CommandSpec,
+    writer: &io::PipeWriter,
+) -> Result<io::Result<Child>, Error> {
+    // Both pipe ends are close-on-exec: the command gets the write end
+    // only as its stdout and stderr, and nothing else of capout's.
+    let stdout = writer.try_clone().map_err(Error::Setup)?;
+    let stderr =
+        if spec.stdout_only { Stdio::inherit() } else { writer.try_clone().map_err(Error::Setup)?.into() };
+    let stdin = if io::stdin().is_terminal() { Stdio::null() } else { Stdio::inherit() };
+    command.process_group(0).stdin(stdin).stdout(stdout).stderr(stderr);
+    Ok(command.spawn())
 }
 
-/// What the process's signal handling is, across all [`Signals`].
-struct Catchers {
-    /// How many [`Signals`] are catching.
-    count: usize,
-    /// The signals of [`FORWARDED`] that capout may catch, decided once.
-    caught: Option<Vec<(c_int, Signal)>>,
-}
-
-static CATCHERS: Mutex<Catchers> = Mutex::new(Catchers { count: 0, caught: None });
-/// Whether no [`Signals`] is catching, so SIGINT, SIGTERM and SIGHUP do
-/// what they do by default, to capout. Read by the signal handler, which
-/// cannot take a lock.
-static RELEASED: AtomicBool = AtomicBool::new(true);
-
-impl Signals {
-    fn catch() -> io::Result<Signals> {
-        let (wake, wake_write) = UnixStream::pair()?;
-        wake.set_nonblocking(true)?;
-        let caught = {
-            let mut catchers = CATCHERS.lock().unwrap_or_else(PoisonError::into_inner);
-            if catchers.caught.is_none() {
-                let caught: Vec<_> = FORWARDED.into_iter().filter(|(number, _)| !ignored(*number)).collect();
-                // Registered before any other action and never removed, so
-                // that once released, the default action comes first.
-                for (number, _) in &caught {
-                    signal_hook::flag::register_conditional_default(*number, &RELEASED)?;
-                }
-                catchers.caught = Some(caught);
-            }
-            catchers.count += 1;
-            RELEASED.store(false, Ordering::SeqCst);
-            catchers.caught.clone().unwrap_or_default()
-        };
-        let mut signals = Signals {
-            wake,
-            forwarded: caught.iter().map(|(_, signal)| (Arc::new(AtomicBool::new(false)), *signal)).collect(),
-            child: Arc::new(AtomicBool::new(false)),
-            ids: Vec::new(),
-            catching: true,
-        };
-        let numbers = caught.iter().map(|(number, _)| *number);
-        for (number, (flag, _)) in numbers.clone().zip(&signals.forwarded) {
-            signals.ids.push(signal_hook::flag::register(number, Arc::clone(flag))?);
-        }
-        signals.ids.push(signal_hook::flag::register(SIGCHLD, Arc::clone(&signals.child))?);
-        // Each flag is set before the byte is written, so the flags are
-        // set by the time poll wakes.
-        for number in numbers.chain([SIGCHLD]) {
-            signals.ids.push(signal_hook::low_level::pipe::register(number, wake_write.try_clone()?)?);
-        }
-        Ok(signals)
+/// The file that `execvp` runs for `program`: itself when it names a
+/// path, else the first executable file of that name in `PATH`.
+fn find_program(program: &OsStr) -> Option<PathBuf> {
+    if program.as_encoded_bytes().contains(&b'/') {
+        return Some(PathBuf::from(program));
     }
-
-    /// The signals to pass on that came since the last call.
-    fn take_forwarded(&self) -> impl Iterator<Item = Signal> + '_ {
-        self.forwarded
-            .iter()
-            .filter(|(flag, _)| flag.swap(false, Ordering::SeqCst))
-            .map(|(_, signal)| *signal)
-    }
-
-    /// Whether a child changed state since the last call.
-    fn take_child(&self) -> bool {
-        self.child.swap(false, Ordering::SeqCst)
-    }
-
-    /// Empties the wake-up socket.
-    fn drain(&mut self) {
-        let mut buf = [0; 64];
-        while matches!(self.wake.read(&mut buf), Ok(n) if n > 0) {}
-    }
-
-    /// Stops catching: the signals act on capout again.
-    fn release(&mut self) {
-        for id in self.ids.drain(..) {
-            signal_hook::low_level::unregister(id);
-        }
-        if std::mem::take(&mut self.catching) {
-            let mut catchers = CATCHERS.lock().unwrap_or_else(PoisonError::into_inner);
-            catchers.count -= 1;
-            if catchers.count == 0 {
-                RELEASED.store(true, Ordering::SeqCst);
-            }
-        }
-    }
-}
-
-impl Drop for Signals {
-    fn drop(&mut self) {
-        self.release();
-    }
-}
-
-/// Whether capout was started with `signal` ignored. Linux tells it in
-/// `/proc`; elsewhere it is taken as not ignored.
-fn ignored(signal: c_int) -> bool {
-    if !cfg!(any(target_os = "linux", target_os = "android")) {
-        return false;
-    }
-    let Ok(status) = std::fs::read_to_string("/proc/self/status") else { return false };
-    let mask = status.lines().find_map(|line| line.strip_prefix("SigIgn:")).map(str::trim);
-    let mask = mask.and_then(|hex| u64::from_str_radix(hex, 16).ok()).unwrap_or(0);
-    u32::try_from(signal - 1).ok().and_then(|bit| mask.checked_shr(bit)).is_some_and(|m| m & 1 == 1)
+    let path = std::env::var_os("PATH").unwrap_or_else(|| "/bin:/usr/bin".into());
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|file| file.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
 }
 
 /// The error for a command that could not be started, worded as a shell

@@ -23,6 +23,7 @@ pub mod rescue;
 pub mod ring;
 pub mod save;
 pub mod seek;
+pub mod signals;
 pub mod transform;
 pub mod utf8;
 
@@ -187,6 +188,18 @@ pub struct Ending {
     pub signal: Option<i32>,
     /// The `--timeout` that stopped the command, as given.
     pub timed_out: Option<String>,
+    /// The signal that stopped capout's own reading of its input, in
+    /// filter mode.
+    pub interrupted: Option<i32>,
+}
+
+impl Ending {
+    /// The signal capout ends with, once it has written what it kept: the
+    /// one that killed the command (unless `--timeout` sent it: that
+    /// gives 124), or the one that interrupted capout.
+    pub fn fatal_signal(&self) -> Option<i32> {
+        self.signal.filter(|_| self.timed_out.is_none()).or(self.interrupted)
+    }
 }
 
 /// What a run did.
@@ -308,6 +321,9 @@ pub fn run_with<R: Read>(
     };
     if let Some(duration) = &ending.timed_out {
         output.notice(notice::timed_out(duration).as_bytes()).map_err(write)?;
+    }
+    if let Some(name) = ending.interrupted.and_then(signal_hook::low_level::signal_name) {
+        output.notice(notice::interrupted(name).as_bytes()).map_err(write)?;
     }
     if let Some(rescuer) = stages.rescuer.filter(|_| truncated) {
         for line in rescuer.finish(&pass.totals, &cap.cut(&pass.totals)) {

@@ -6,7 +6,8 @@ use std::os::fd::AsFd;
 use std::process::ExitCode;
 
 use capout::cli::{self, Action};
-use capout::{Error, SaveError, SaveTo};
+use capout::signals::{Interruptible, Signals};
+use capout::{Ending, Error, SaveError, SaveTo};
 
 fn main() -> ExitCode {
     let config = match cli::parse() {
@@ -24,7 +25,7 @@ fn main() -> ExitCode {
         return match capout::command::run(&config, &mut out, &mut err) {
             Ok(finished) => match finished.report.and_then(|r| r.save_error) {
                 Some(e) => fail(&mut err, &e),
-                None => exit(finished.ending.exit_code),
+                None => exit(&finished.ending),
             },
             Err(e) => fail_with(&mut err, &e, e.exit_code()),
         };
@@ -44,10 +45,18 @@ fn main() -> ExitCode {
     // A file that cannot seek is read from where it is.
     let _ = capout::seek::skip_to_tail(&mut stdin, &config);
     capout::pipe::enlarge(&stdin);
-    match capout::run(&config, stdin, &mut out, &mut err) {
+    let signals = match Signals::catch(false) {
+        Ok(signals) => signals,
+        Err(e) => return fail(&mut err, &Error::Read(e)),
+    };
+    let ran = capout::run_with(&config, Interruptible::new(stdin, signals), &mut out, &mut err, |input| {
+        let interrupted = input.signal().map(rustix::process::Signal::as_raw);
+        Ending { exit_code: interrupted.map_or(0, |s| 128 + s), interrupted, ..Ending::default() }
+    });
+    match ran {
         Ok(report) => match report.save_error {
             Some(e) => fail(&mut err, &e),
-            None => exit(report.ending.exit_code),
+            None => exit(&report.ending),
         },
         // A reader that stopped listening is not an error.
         Err(Error::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
@@ -55,8 +64,25 @@ fn main() -> ExitCode {
     }
 }
 
-fn exit(code: i32) -> ExitCode {
-    ExitCode::from(u8::try_from(code).unwrap_or(1))
+/// capout's exit: as the command ended, or as the signal that interrupted
+/// it; a shell then sees what it would have seen without capout.
+fn exit(ending: &Ending) -> ExitCode {
+    if let Some(signal) = ending.fatal_signal() {
+        die_of(signal);
+    }
+    ExitCode::from(u8::try_from(ending.exit_code).unwrap_or(1))
+}
+
+/// Ends capout by `signal`, as GNU `timeout` ends when its command was
+/// killed: a shell loop stops on a Ctrl-C, and Python sees `-signal`.
+fn die_of(signal: i32) {
+    // The command's crash is not capout's: no core file for capout.
+    let core = rustix::process::Resource::Core;
+    let limit = rustix::process::getrlimit(core);
+    let _ = rustix::process::setrlimit(core, rustix::process::Rlimit { current: Some(0), ..limit });
+    // A signal whose default is to be ignored returns here: the exit
+    // status then says 128 + signal.
+    let _ = signal_hook::low_level::emulate_default_handler(signal);
 }
 
 /// One line on stderr, status 1.

@@ -225,6 +225,12 @@ pub fn timed_out(duration: &str) -> String {
     format!("... (command timed out after {duration})")
 }
 
+/// The notice after the output of a filter stopped by a signal; `name`
+/// as `SIGTERM`.
+pub fn interrupted(name: &str) -> String {
+    format!("... (interrupted by {name})")
+}
+
 /// The live line of `--progress`.
 pub fn progress(mib: f64, lines: u64, mib_per_second: f64) -> String {
     format!("capout: {mib:.1} MiB, {lines} lines read ({mib_per_second:.1} MiB/s)")

@@ -6,6 +6,7 @@
 
 use std::fs;
 use std::io::{BufRead, BufReader, Read};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -101,8 +102,28 @@ fn exits_with_the_commands_status() {
 }
 
 #[test]
-fn a_command_killed_by_a_signal_gives_128_plus_the_signal() {
-    capout(&["--", "sh", "-c", "kill -9 $$"]).assert().code(137).stdout("(no output)\n").stderr("");
+fn a_command_killed_by_a_signal_kills_capout_with_the_same_signal() {
+    for (signal, name) in [(9, "KILL"), (15, "TERM"), (2, "INT"), (13, "PIPE")] {
+        let out = capout(&["--", "sh", "-c", &format!("echo kept; kill -{name} $$")]).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "kept\n", "SIG{name}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "SIG{name}");
+        assert_eq!(out.status.signal(), Some(signal), "SIG{name}: {:?}", out.status);
+    }
+    // So a shell sees 128 + the signal, as it would without capout.
+    let script = format!("'{CAPOUT}' -- sh -c 'kill -9 $$'; echo \"status $?\"");
+    let out = Command::new("sh").args(["-c", &script]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "(no output)\nstatus 137\n");
+}
+
+#[test]
+fn a_signal_that_makes_a_core_file_leaves_none_of_capouts() {
+    let dir = TempDir::new("core");
+    let out = capout(&["--", "sh", "-c", "ulimit -c unlimited; kill -QUIT $$"])
+        .current_dir(&dir.0)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.signal(), Some(3));
+    assert!(!out.status.core_dumped(), "{:?}", out.status);
 }
 
 #[test]
@@ -266,7 +287,7 @@ fn a_command_killed_by_a_passed_on_signal_gives_its_status() {
     assert_eq!(read_line(&mut stdout), "ready\n");
     kill_process(pid(child.id()), Signal::TERM).unwrap();
     assert_eq!(read_all(&mut stdout), "");
-    assert_eq!(child.wait().unwrap().code(), Some(128 + 15));
+    assert_eq!(child.wait().unwrap().signal(), Some(15));
     drop(guard);
 }
 
@@ -346,8 +367,9 @@ fn a_closed_stdout_stops_capout_quietly_and_the_command_meets_a_closed_pipe() {
     drop(stdout);
     fs::write(dir.path("go"), "").unwrap();
     let status = child.wait().unwrap();
-    // The command died of SIGPIPE, as it would writing into `| head -1`.
-    assert_eq!(status.code(), Some(128 + 13));
+    // The command died of SIGPIPE, as it would writing into `| head -1`,
+    // and capout with it.
+    assert_eq!(status.signal(), Some(13));
     assert_eq!(read_all(&mut child.stderr.take().unwrap()), "");
     drop(guard);
 }
@@ -402,5 +424,157 @@ fn a_command_killed_mid_output_keeps_what_it_printed() {
     drop(guard);
     assert_eq!(String::from_utf8_lossy(&out.stdout), "49999\n50000\n... (truncated, showing last 2 lines)\n");
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
-    assert_eq!(out.status.code(), Some(137));
+    assert_eq!(out.status.signal(), Some(9));
+}
+
+/// Starts `sh -c SCRIPT` under capout with `args`, the script told to write
+/// its pid to a file first; returns capout and the command's pid.
+fn spawn_with_pid(args: &[&str], script: &str, dir: &TempDir) -> (Child, i32) {
+    let pid_file = dir.path("pid");
+    let script = format!("echo $$ > {0}.tmp; mv {0}.tmp {0}; {script}", pid_file.display());
+    let child = Command::new(CAPOUT)
+        .args(args)
+        .args(["--", "sh", "-c", &script])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_until("the command wrote its pid", || pid_file.exists());
+    (child, read_pid(&pid_file))
+}
+
+#[test]
+fn every_byte_written_before_the_command_exited_reaches_a_slow_reader() {
+    // The command is done at once; capout's reader takes a few seconds,
+    // far past the grace for background processes.
+    let mut child = Command::new(CAPOUT)
+        .args(["-n", "200000", "--", "seq", "30000"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let guard = watchdog(&child);
+    let mut stdout = child.stdout.take().unwrap();
+    let (mut text, mut buf) = (Vec::new(), [0; 4096]);
+    loop {
+        let n = stdout.read(&mut buf).unwrap();
+        if n == 0 {
+            break;
+        }
+        text.extend_from_slice(&buf[..n]);
+        thread::sleep(Duration::from_millis(50));
+    }
+    assert!(child.wait().unwrap().success());
+    drop(guard);
+    let expected = Command::new("seq").arg("30000").output().unwrap().stdout;
+    assert!(text == expected, "{} bytes of {}", text.len(), expected.len());
+}
+
+#[test]
+fn a_timeout_acts_while_capouts_stdout_is_blocked() {
+    let dir = TempDir::new("timeout-blocked");
+    // Far more than the pipe to the reader holds, which reads nothing yet.
+    let (mut child, pid) =
+        spawn_with_pid(&["-n", "1000000", "--timeout", "1"], "seq 100000; exec sleep 60", &dir);
+    let guard = watchdog(&child);
+    wait_until("the timeout stopped the command", || !alive(pid));
+    let out = read_all(&mut child.stdout.take().unwrap());
+    assert!(out.ends_with("99999\n100000\n... (command timed out after 1s)\n"), "{}", &out[out.len() - 60..]);
+    assert_eq!(child.wait().unwrap().code(), Some(124));
+    drop(guard);
+}
+
+#[test]
+fn signals_are_passed_on_while_capouts_stdout_is_blocked() {
+    let dir = TempDir::new("signal-blocked");
+    let (mut child, pid) = spawn_with_pid(&["-n", "1000000"], "seq 100000; exec sleep 60", &dir);
+    let guard = watchdog(&child);
+    wait_until("the command sleeps", || {
+        fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "sleep")
+    });
+    kill_process(pid_of(&child), Signal::TERM).unwrap();
+    wait_until("the signal reached the command", || !alive(pid));
+    let out = read_all(&mut child.stdout.take().unwrap());
+    assert!(out.ends_with("99999\n100000\n"), "{}", &out[out.len() - 60..]);
+    assert_eq!(child.wait().unwrap().signal(), Some(15));
+    drop(guard);
+}
+
+fn pid_of(child: &Child) -> Pid {
+    pid(child.id())
+}
+
+#[test]
+fn a_stopped_command_is_continued_after_sigterm() {
+    for kill_after in ["0", "60"] {
+        let out = capout(&[
+            "--timeout",
+            "0.2",
+            "--kill-after",
+            kill_after,
+            "--",
+            "sh",
+            "-c",
+            "echo a; kill -STOP $$",
+        ])
+        .output()
+        .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "a\n... (command timed out after 0.2s)\n");
+        assert_eq!(out.status.code(), Some(124));
+    }
+}
+
+#[test]
+fn a_timeout_too_small_to_measure_still_times_out() {
+    capout(&["--timeout", "0.0000000001", "--", "sleep", "60"])
+        .assert()
+        .code(124)
+        .stdout("(no output)\n... (command timed out after 0.0000000001s)\n");
+}
+
+#[test]
+fn a_script_without_a_shebang_line_is_run_by_sh() {
+    let dir = TempDir::new("no-shebang");
+    let script = dir.path("script");
+    fs::write(&script, "echo \"run by sh: $1\"\nexit 3\n").unwrap();
+    fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    capout(&["--", "./script", "x"]).current_dir(&dir.0).assert().code(3).stdout("run by sh: x\n");
+    // Found in PATH too, as execvp finds it.
+    let path = format!("{}:{}", dir.0.display(), std::env::var("PATH").unwrap_or_default());
+    capout(&["--", "script", "y"]).env("PATH", path).assert().code(3).stdout("run by sh: y\n");
+}
+
+/// Runs `sh -c SCRIPT` in a new pseudo-terminal, as `script(1)` makes
+/// one; its stdin stays open and silent. Returns what the terminal showed
+/// and the exit status.
+fn in_a_terminal(script: &str) -> (String, Option<i32>) {
+    let mut child = Command::new("script")
+        .args(["-qec", script, "/dev/null"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("script(1), from util-linux, makes the pseudo-terminal of this test");
+    let guard = watchdog(&child);
+    let stdin = child.stdin.take();
+    let out = read_all(&mut child.stdout.take().unwrap());
+    let status = child.wait().unwrap();
+    drop((stdin, guard));
+    (out.replace("\r\n", "\n"), status.code())
+}
+
+#[test]
+fn a_command_reading_the_terminal_gets_end_of_file() {
+    let (out, code) =
+        in_a_terminal(&format!("'{CAPOUT}' --progress never -- sh -c 'cat; echo read to the end'"));
+    assert_eq!(out, "read to the end\n");
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+fn a_command_opening_the_terminal_still_times_out() {
+    let (out, code) =
+        in_a_terminal(&format!("'{CAPOUT}' --progress never --timeout 0.5 -- sh -c 'read x < /dev/tty'"));
+    assert_eq!(out, "(no output)\n... (command timed out after 0.5s)\n");
+    assert_eq!(code, Some(124));
 }
