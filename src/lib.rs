@@ -292,20 +292,26 @@ pub fn run_with<R: Read>(
     };
     let pass = engine::pass(cap.as_mut(), &mut input, &mut stages, &mut output)?;
     let ending = end(&mut input);
-    let write = Error::Write;
-    let truncated = match &pass.outcome {
-        Outcome::Whole => false,
-        Outcome::Nothing(line) => {
-            output.notice(line.as_bytes()).map_err(write)?;
-            false
+    let truncated = matches!(pass.outcome, Outcome::Cut(..) | Outcome::Middle(_));
+    // The saved file is put in place (or given up) now that the input has
+    // ended, before a notice names it.
+    let (saved_to, save_error) = match stages.saver.take().map(|s| s.finish(truncated)) {
+        None => (None, None),
+        Some(Ok(path)) => (path, None),
+        Some(Err(e)) => {
+            output.forget_saved();
+            (None, Some(e))
         }
+    };
+    let write = Error::Write;
+    match &pass.outcome {
+        Outcome::Whole | Outcome::Middle(_) => {}
+        Outcome::Nothing(line) => output.notice(line.as_bytes()).map_err(write)?,
         Outcome::Cut(kind, facts) => {
             let line = output.render(*kind, facts);
             output.notice(line.as_bytes()).map_err(write)?;
-            true
         }
-        Outcome::Middle(_) => true,
-    };
+    }
     if let Some(duration) = &ending.timed_out {
         output.notice(notice::timed_out(duration).as_bytes()).map_err(write)?;
     }
@@ -314,11 +320,6 @@ pub fn run_with<R: Read>(
             output.notice(&line).map_err(write)?;
         }
     }
-    let (saved_to, save_error) = match stages.saver.map(|s| s.finish(truncated)) {
-        None => (None, None),
-        Some(Ok(path)) => (path, None),
-        Some(Err(e)) => (None, Some(e)),
-    };
     // A failed save makes capout exit 1, whatever the command did.
     let ending = if save_error.is_some() { Ending { exit_code: 1, ..ending } } else { ending };
     let report =

@@ -5,8 +5,8 @@ use std::io::{self, BufWriter, Write};
 use std::os::fd::AsFd;
 use std::process::ExitCode;
 
+use capout::Error;
 use capout::cli::{self, Action};
-use capout::{Error, SaveError, SaveTo};
 
 fn main() -> ExitCode {
     let config = match cli::parse() {
@@ -35,12 +35,6 @@ fn main() -> ExitCode {
         Ok(fd) => File::from(fd),
         Err(e) => return fail(&mut err, &Error::Read(e)),
     };
-    if let Some(to @ SaveTo::File(path)) = &config.save
-        && capout::save::is_input(to, &stdin)
-    {
-        let error = io::Error::new(io::ErrorKind::InvalidInput, "it is the input");
-        return fail(&mut err, &SaveError { path: path.clone(), error });
-    }
     // A file that cannot seek is read from where it is.
     let _ = capout::seek::skip_to_tail(&mut stdin, &config);
     capout::pipe::enlarge(&stdin);
