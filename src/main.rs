@@ -4,6 +4,8 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::os::fd::AsFd;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use capout::Error;
 use capout::cli::{self, Action};
@@ -16,6 +18,12 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
+    // Under a file size limit (`ulimit -f`), a write past it fails with
+    // EFBIG, an error like any other, instead of SIGXFSZ killing capout.
+    // Caught rather than ignored: a command that capout runs starts with a
+    // caught signal's default action, but would inherit an ignored one.
+    // Should this fail, the limit kills capout as it always did.
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, Arc::new(AtomicBool::new(false)));
     let mut out = BufWriter::with_capacity(capout::engine::READ_SIZE, io::stdout().lock());
     let mut err = io::stderr().lock();
     if config.command.is_some() {
