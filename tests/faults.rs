@@ -1,5 +1,6 @@
 //! capout in a hostile environment: a stderr that fails, a file size
-//! limit. Whatever fails, stdout says what it always says.
+//! limit, and errors under `--json`. Whatever fails, stdout says what it
+//! always says, and `--json` prints one complete object.
 //!
 //! Tests that need capout to have reached a point wait on an event (a
 //! write that only completes once capout has read, a line on its stderr);
@@ -7,11 +8,13 @@
 //! between two progress updates, so that one more is due.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::thread;
 use std::time::Duration;
+
+use serde_json::{Value, json};
 
 const CAPOUT: &str = env!("CARGO_BIN_EXE_capout");
 
@@ -185,4 +188,137 @@ fn a_command_meets_a_file_size_limit_as_it_would_without_capout() {
         capout(&["--", "sh", "-c", script]).current_dir(dir.path()).stdin(Stdio::null()).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(fs::read_to_string(dir.path().join("status")).unwrap(), "153\n");
+}
+
+/// The one object on stdout; stdout must be that object and a newline.
+fn object(out: &Output) -> Value {
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.ends_with('\n') && text.matches('\n').count() == 1, "one line: {text:?}");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text:?}"))
+}
+
+/// An object for a run that failed before its input ended.
+fn check_failed(out: &Output, message: &str, status: i32) {
+    let v = object(out);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), format!("capout: {message}\n"));
+    assert_eq!(out.status.code(), Some(status));
+    assert_eq!(
+        v,
+        json!({
+            "output": "",
+            "notice": null,
+            "truncated": false,
+            "cap": "tail-chars",
+            "limit": 5000,
+            "total_bytes": null,
+            "total_chars": null,
+            "total_lines": null,
+            "matches": null,
+            "exit_code": status,
+            "signal": null,
+            "timed_out": false,
+            "saved_to": null,
+            "error": message,
+        })
+    );
+}
+
+#[test]
+fn json_of_a_command_not_found_is_a_whole_object() {
+    let out = capout(&["--json", "--", "capout-test-no-such-command"]).stdin(Stdio::null()).output().unwrap();
+    check_failed(&out, "capout-test-no-such-command: command not found", 127);
+}
+
+#[test]
+fn json_of_a_command_that_cannot_be_executed_is_a_whole_object() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("script"), "#!/bin/sh\necho hi\n").unwrap();
+    let out =
+        capout(&["--json", "--", "./script"]).current_dir(dir.path()).stdin(Stdio::null()).output().unwrap();
+    check_failed(&out, "./script: permission denied", 126);
+}
+
+#[test]
+fn json_of_an_input_that_cannot_be_read_is_a_whole_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = capout(&["--json"]).stdin(File::open(dir.path()).unwrap()).output().unwrap();
+    check_failed(&out, "error reading input: Is a directory (os error 21)", 1);
+}
+
+#[test]
+fn json_of_a_save_that_cannot_be_made_is_a_whole_object() {
+    let out = capout(&["--json", "--save", "/nonexistent-dir/x.log"]).stdin(Stdio::null()).output().unwrap();
+    check_failed(
+        &out,
+        "cannot save the output to /nonexistent-dir/x.log: No such file or directory (os error 2)",
+        1,
+    );
+}
+
+#[test]
+fn json_of_a_save_that_fails_part_way_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let out =
+        under_a_file_size_limit(dir.path(), &["--json", "-c", "8", "--save", "x", "--", "seq", "1000000"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+    let v = object(&out);
+    let message = "cannot save the output to x: File too large (os error 27)";
+    assert_eq!(String::from_utf8_lossy(&out.stderr), format!("capout: {message}\n"));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        (&v["output"], &v["notice"], &v["truncated"], &v["total_lines"]),
+        (
+            &json!("1000000\n"),
+            &json!("... (truncated, showing last 8 chars)"),
+            &json!(true),
+            &json!(1_000_000)
+        )
+    );
+    assert_eq!((&v["exit_code"], &v["saved_to"], &v["error"]), (&json!(1), &Value::Null, &json!(message)));
+    assert!(!dir.path().join("x").exists());
+}
+
+#[test]
+fn json_usage_errors_print_nothing_on_stdout() {
+    for args in [&["--json", "-c", "0"][..], &["--json", "-e", "(", "-m", "1"], &["--json", "--nope"]] {
+        let out = capout(args).stdin(Stdio::null()).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+/// Gives `data`, then fails.
+struct FailsAfter(&'static [u8]);
+
+impl Read for FailsAfter {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.0.is_empty() {
+            return Err(std::io::Error::other("the disk went away"));
+        }
+        let n = self.0.len().min(buf.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn json_closes_the_object_when_reading_fails_after_output_streamed() {
+    let config = capout::Config {
+        cap: capout::CapSpec::HeadLines { limit: 5, offset: 0 },
+        json: true,
+        ..capout::Config::default()
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let result = capout::run(&config, FailsAfter(b"a\nb\n"), &mut out, &mut err);
+    let error = result.expect_err("reading failed");
+    assert_eq!(error.to_string(), "error reading input: the disk went away");
+    assert_eq!(error.exit_code(), 1);
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        (&v["output"], &v["error"], &v["exit_code"], &v["total_lines"]),
+        (&json!("a\nb\n"), &json!("error reading input: the disk went away"), &json!(1), &Value::Null)
+    );
 }

@@ -47,6 +47,7 @@ fn json_has_every_field() {
             "signal": null,
             "timed_out": false,
             "saved_to": null,
+            "error": null,
         })
     );
 }
