@@ -41,7 +41,7 @@ impl std::fmt::Display for SaveError {
 impl std::error::Error for SaveError {}
 
 /// The error without the `at path "..."` that `tempfile` adds to it: the
-/// message names the directory already.
+/// message names the file or directory already.
 fn without_path(error: &io::Error) -> io::Error {
     let text = error.to_string();
     let text = text.split(" at path ").next().unwrap_or_default();
@@ -53,7 +53,8 @@ enum Target {
     /// A new file beside FILE, renamed onto it at the end.
     Beside(NamedTempFile),
     /// FILE itself, when it is a device or a FIFO: there is no file to
-    /// replace, and replacing `/dev/null` would be a disaster.
+    /// replace, and `--save /dev/null` means the device, not a new file
+    /// in its place.
     Special(File),
     /// A new file in the `--save-dir` directory.
     InDir(NamedTempFile),
