@@ -133,7 +133,8 @@ impl Error {
         match self {
             Error::Spawn { not_found: true, .. } => NOT_FOUND,
             Error::Spawn { not_found: false, .. } => NOT_EXECUTABLE,
-            Error::Setup(_) | Error::Run(_) => 1,
+            Error::Setup(_) => 1,
+            Error::Run(e) => e.exit_code(),
         }
     }
 }
@@ -175,7 +176,7 @@ pub fn run(config: &Config, out: &mut dyn io::Write, err: &mut dyn io::Write) ->
     // A failed wait here fails again below, where it can be told.
     let ran = crate::run_with(config, &mut launch, out, err, |launch| match launch {
         Launch::Running(reader) => reader.wait().map(|status| status.ending(timeout)).unwrap_or_default(),
-        Launch::Pending(_) | Launch::Failed(_) => Ending::default(),
+        Launch::Pending(_) | Launch::Failed => Ending::default(),
     });
     let ending = match launch {
         Launch::Running(mut reader) => {
@@ -183,16 +184,17 @@ pub fn run(config: &Config, out: &mut dyn io::Write, err: &mut dyn io::Write) ->
             // unwatched nor become a zombie.
             reader.wait().map_err(|e| Error::Run(RunError::Read(e)))?.ending(timeout)
         }
-        Launch::Failed(e) => return Err(e),
         // The pass stopped before its first read, as when the --save
-        // file cannot be written: the command never ran.
-        Launch::Pending(_) => Ending::default(),
+        // file cannot be written, or the command could not start: it
+        // never ran.
+        Launch::Pending(_) | Launch::Failed => Ending::default(),
     };
     match ran {
         Ok(report) => Ok(Finished { ending, report: Some(report) }),
         Err(RunError::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
             Ok(Finished { ending, report: None })
         }
+        Err(RunError::Command(e)) => Err(*e),
         Err(e) => Err(Error::Run(e)),
     }
 }
@@ -203,21 +205,25 @@ pub fn run(config: &Config, out: &mut dyn io::Write, err: &mut dyn io::Write) ->
 enum Launch<'a> {
     Pending(&'a CommandSpec),
     Running(CommandReader),
-    /// It could not start; the error is told after the pass.
-    Failed(Error),
+    /// It could not start; the pass got the error as its read error, and
+    /// tells it (in `--json` too) and hands it back.
+    Failed,
 }
 
 impl Read for Launch<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if let Launch::Pending(spec) = *self {
-            *self = match CommandReader::spawn(spec) {
-                Ok(reader) => Launch::Running(reader),
-                Err(e) => Launch::Failed(e),
-            };
+            match CommandReader::spawn(spec) {
+                Ok(reader) => *self = Launch::Running(reader),
+                Err(e) => {
+                    *self = Launch::Failed;
+                    return Err(io::Error::other(e));
+                }
+            }
         }
         match self {
             Launch::Running(reader) => reader.read(buf),
-            Launch::Pending(_) | Launch::Failed(_) => Err(io::Error::other("the command did not start")),
+            Launch::Pending(_) | Launch::Failed => Err(io::Error::other("the command did not start")),
         }
     }
 }

@@ -73,11 +73,11 @@ pub fn pass(
         cap.feed(piece, &totals, out).map_err(Error::Write)?;
         out.flush().map_err(Error::Write)?;
         if let Some(progress) = progress {
-            progress.tick(&totals, out.err()).map_err(Error::Write)?;
+            progress.tick(&totals, out.err());
         }
     }
     if let Some(progress) = progress {
-        progress.finish(out.err()).map_err(Error::Write)?;
+        progress.finish(out.err());
     }
     if saver.as_ref().is_some_and(Saver::failed) {
         out.forget_saved();

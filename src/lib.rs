@@ -235,6 +235,32 @@ pub enum Error {
         /// Why it is not valid.
         message: String,
     },
+    /// The command could not be started.
+    Command(Box<command::Error>),
+}
+
+impl Error {
+    /// The status capout exits with for the error: 2 for a usage error,
+    /// 126 or 127 for a command that could not be started, 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Pattern { .. } => 2,
+            Error::Command(e) => e.exit_code(),
+            Error::Read(_) | Error::Write(_) | Error::Save(_) => 1,
+        }
+    }
+
+    /// A read error that is a command's failure to start is that failure:
+    /// a command's reader starts it at the first read.
+    fn of_input(self) -> Error {
+        match self {
+            Error::Read(e) => match e.downcast::<command::Error>() {
+                Ok(e) => Error::Command(Box::new(e)),
+                Err(e) => Error::Read(e),
+            },
+            e => e,
+        }
+    }
 }
 
 impl std::fmt::Display for Error {
@@ -244,6 +270,7 @@ impl std::fmt::Display for Error {
             Error::Write(e) => write!(f, "error writing output: {e}"),
             Error::Save(e) => e.fmt(f),
             Error::Pattern { option, message } => write!(f, "invalid value for '{option}': {message}"),
+            Error::Command(e) => e.fmt(f),
         }
     }
 }
@@ -252,6 +279,10 @@ impl std::error::Error for Error {}
 
 /// Reads `input` to its end and writes what the cap keeps to `out`, and
 /// the notices to `out` or `err` as the config says.
+///
+/// With `--json`, `out` gets one complete object whatever happens after
+/// the options are found valid: an error that stops the run is told in
+/// its `error` field, and returned too.
 pub fn run(
     config: &Config,
     input: impl Read,
@@ -270,8 +301,8 @@ pub fn run_with<R: Read>(
     err: &mut dyn Write,
     end: impl FnOnce(&mut R) -> Ending,
 ) -> Result<Report, Error> {
-    // Everything that can fail before the input is read fails first, so
-    // that nothing is written and no file is made.
+    // An invalid pattern is a usage error: nothing is written, no file
+    // is made.
     let invalid = |option| move |message| Error::Pattern { option, message };
     let matcher = config.pattern.as_ref().map(Pattern::matcher).transpose().map_err(invalid("--pattern"))?;
     let keep = config
@@ -280,16 +311,33 @@ pub fn run_with<R: Read>(
         .map(|k| Matcher::new(&k.pattern, false))
         .transpose()
         .map_err(invalid("--keep"))?;
-    let saver = config.save.as_ref().map(Saver::create).transpose().map_err(Error::Save)?;
+    // The file is made before any input is read; failing to make it fails
+    // the run before it starts, with its JSON object all the same.
+    let saver = config.save.as_ref().map(Saver::create).transpose().map_err(Error::Save);
     let renderer = Renderer {
         template: config.template.clone(),
-        saved: saver.as_ref().map(|s| s.path().display().to_string()),
+        saved: saver.as_ref().ok().and_then(Option::as_ref).map(|s| s.path().display().to_string()),
     };
     let mut output = if config.json {
-        Output::json(out, err, renderer).map_err(Error::Write)?
+        Output::json(out, err, renderer)
     } else {
         Output::new(out, err, config.notice, renderer)
     };
+    let ran = saver.and_then(|saver| capped(config, matcher, keep, saver, &mut input, &mut output, end));
+    finish(config, output, ran)
+}
+
+/// The run itself, once everything that makes it a usage error is ruled
+/// out.
+fn capped<R: Read>(
+    config: &Config,
+    matcher: Option<Matcher>,
+    keep: Option<Matcher>,
+    saver: Option<Saver>,
+    input: &mut R,
+    output: &mut Output,
+    end: impl FnOnce(&mut R) -> Ending,
+) -> Result<Report, Error> {
     let mut cap = build_cap(config, matcher);
     let mut stages = Stages {
         transforms: transform::Transforms::new(
@@ -303,22 +351,28 @@ pub fn run_with<R: Read>(
         need: need(config),
         read_size: config.read_size,
     };
-    let pass = engine::pass(cap.as_mut(), &mut input, &mut stages, &mut output)?;
-    let ending = end(&mut input);
-    let write = Error::Write;
-    let truncated = match &pass.outcome {
-        Outcome::Whole => false,
-        Outcome::Nothing(line) => {
-            output.notice(line.as_bytes()).map_err(write)?;
-            false
+    let pass = engine::pass(cap.as_mut(), &mut *input, &mut stages, output).map_err(Error::of_input)?;
+    let ending = end(input);
+    let truncated = matches!(pass.outcome, Outcome::Cut(..) | Outcome::Middle(_));
+    // The saved file is put in place (or given up) now that the input has
+    // ended, before a notice names it.
+    let (saved_to, save_error) = match stages.saver.take().map(|s| s.finish(truncated)) {
+        None => (None, None),
+        Some(Ok(path)) => (path, None),
+        Some(Err(e)) => {
+            output.forget_saved();
+            (None, Some(e))
         }
+    };
+    let write = Error::Write;
+    match &pass.outcome {
+        Outcome::Whole | Outcome::Middle(_) => {}
+        Outcome::Nothing(line) => output.notice(line.as_bytes()).map_err(write)?,
         Outcome::Cut(kind, facts) => {
             let line = output.render(*kind, facts);
             output.notice(line.as_bytes()).map_err(write)?;
-            true
         }
-        Outcome::Middle(_) => true,
-    };
+    }
     if let Some(duration) = &ending.timed_out {
         output.notice(notice::timed_out(duration).as_bytes()).map_err(write)?;
     }
@@ -330,21 +384,37 @@ pub fn run_with<R: Read>(
             output.notice(&line).map_err(write)?;
         }
     }
-    let (saved_to, save_error) = match stages.saver.map(|s| s.finish(truncated)) {
-        None => (None, None),
-        Some(Ok(path)) => (path, None),
-        Some(Err(e)) => (None, Some(e)),
-    };
     // A failed save makes capout exit 1, whatever the command did.
     let ending = if save_error.is_some() { Ending { exit_code: 1, ..ending } } else { ending };
-    let report =
-        Report { totals: pass.totals, truncated, matches: pass.matches, ending, saved_to, save_error };
-    output.finish().map_err(write)?;
-    if let Some((out, notices)) = output.into_json() {
-        writeln!(out, "{}", json::end(config, &report, &notices)).map_err(write)?;
-        out.flush().map_err(write)?;
-    }
-    Ok(report)
+    Ok(Report { totals: pass.totals, truncated, matches: pass.matches, ending, saved_to, save_error })
+}
+
+/// Flushes the output and, with `--json`, ends the object: with the
+/// report's fields, or with the error that stopped the run.
+fn finish(config: &Config, mut output: Output, ran: Result<Report, Error>) -> Result<Report, Error> {
+    let flushed = output.finish();
+    let Some((out, notices)) = output.into_json() else {
+        return ran.and_then(|report| flushed.map(|()| report).map_err(Error::Write));
+    };
+    let end = match &ran {
+        Ok(report) => json::End {
+            report: Some(report),
+            notices: &notices,
+            exit_code: report.ending.exit_code,
+            error: report.save_error.as_ref().map(ToString::to_string),
+        },
+        Err(e) => json::End {
+            report: None,
+            notices: &notices,
+            exit_code: i32::from(e.exit_code()),
+            error: Some(e.to_string()),
+        },
+    };
+    let written =
+        flushed.and_then(|()| writeln!(out, "{}", json::end(config, &end))).and_then(|()| out.flush());
+    // The error that stopped the run comes first; writing the object may
+    // well fail the same way after it.
+    ran.and_then(|report| written.map(|()| report).map_err(Error::Write))
 }
 
 /// The totals that something will read: the notices of the caps, `--json`,

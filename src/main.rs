@@ -1,13 +1,15 @@
 //! The `capout` binary: parse, run, map the outcome to an exit status.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::os::fd::AsFd;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use capout::cli::{self, Action};
 use capout::signals::{Interruptible, Signals};
-use capout::{Ending, Error, SaveError, SaveTo};
+use capout::{Ending, Error, Report};
 
 fn main() -> ExitCode {
     let config = match cli::parse() {
@@ -17,6 +19,12 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
+    // Under a file size limit (`ulimit -f`), a write past it fails with
+    // EFBIG, an error like any other, instead of SIGXFSZ killing capout.
+    // Caught rather than ignored: a command that capout runs starts with a
+    // caught signal's default action, but would inherit an ignored one.
+    // Should this fail, the limit kills capout as it always did.
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, Arc::new(AtomicBool::new(false)));
     let mut out = BufWriter::with_capacity(capout::engine::READ_SIZE, io::stdout().lock());
     let mut err = io::stderr().lock();
     if config.command.is_some() {
@@ -24,43 +32,64 @@ fn main() -> ExitCode {
         // waited for, and its status stands.
         return match capout::command::run(&config, &mut out, &mut err) {
             Ok(finished) => match finished.report.and_then(|r| r.save_error) {
-                Some(e) => fail(&mut err, &e),
+                Some(e) => fail(&mut err, &e, 1),
                 None => exit(&finished.ending),
             },
-            Err(e) => fail_with(&mut err, &e, e.exit_code()),
+            Err(e) => fail(&mut err, &e, e.exit_code()),
         };
     }
     // Read fd 0 as a plain file: std's Stdin takes EBADF (a stdin open
     // only for writing) for an empty input, and adds a buffer of its own.
-    let mut stdin = match io::stdin().as_fd().try_clone_to_owned() {
-        Ok(fd) => File::from(fd),
-        Err(e) => return fail(&mut err, &Error::Read(e)),
+    let ran = match io::stdin().as_fd().try_clone_to_owned() {
+        Ok(fd) => {
+            let mut stdin = File::from(fd);
+            // A file that cannot seek is read from where it is.
+            let _ = capout::seek::skip_to_tail(&mut stdin, &config);
+            capout::pipe::enlarge(&stdin);
+            match Signals::catch(false) {
+                Ok(signals) => capout::run_with(
+                    &config,
+                    Interruptible::new(stdin, signals),
+                    &mut out,
+                    &mut err,
+                    |input| {
+                        let interrupted = input.signal().map(rustix::process::Signal::as_raw);
+                        Ending {
+                            exit_code: interrupted.map_or(0, |s| 128 + s),
+                            interrupted,
+                            ..Ending::default()
+                        }
+                    },
+                ),
+                Err(e) => capout::run(&config, Unreadable(Some(e)), &mut out, &mut err),
+            }
+        }
+        // Told as the input's first read error, so that --json still
+        // prints its object.
+        Err(e) => capout::run(&config, Unreadable(Some(e)), &mut out, &mut err),
     };
-    if let Some(to @ SaveTo::File(path)) = &config.save
-        && capout::save::is_input(to, &stdin)
-    {
-        let error = io::Error::new(io::ErrorKind::InvalidInput, "it is the input");
-        return fail(&mut err, &SaveError { path: path.clone(), error });
-    }
-    // A file that cannot seek is read from where it is.
-    let _ = capout::seek::skip_to_tail(&mut stdin, &config);
-    capout::pipe::enlarge(&stdin);
-    let signals = match Signals::catch(false) {
-        Ok(signals) => signals,
-        Err(e) => return fail(&mut err, &Error::Read(e)),
-    };
-    let ran = capout::run_with(&config, Interruptible::new(stdin, signals), &mut out, &mut err, |input| {
-        let interrupted = input.signal().map(rustix::process::Signal::as_raw);
-        Ending { exit_code: interrupted.map_or(0, |s| 128 + s), interrupted, ..Ending::default() }
-    });
+    finish(&mut err, ran)
+}
+
+/// The exit status of a filter-mode run, with its error on stderr.
+fn finish(err: &mut dyn Write, ran: Result<Report, Error>) -> ExitCode {
     match ran {
         Ok(report) => match report.save_error {
-            Some(e) => fail(&mut err, &e),
+            Some(e) => fail(err, &e, 1),
             None => exit(&report.ending),
         },
         // A reader that stopped listening is not an error.
         Err(Error::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => fail(&mut err, &e),
+        Err(e) => fail(err, &e, e.exit_code()),
+    }
+}
+
+/// An input whose first read fails with the error it holds.
+struct Unreadable(Option<io::Error>);
+
+impl Read for Unreadable {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        Err(self.0.take().unwrap_or_else(|| io::Error::other("the input cannot be read")))
     }
 }
 
@@ -85,13 +114,8 @@ fn die_of(signal: i32) {
     let _ = signal_hook::low_level::emulate_default_handler(signal);
 }
 
-/// One line on stderr, status 1.
-fn fail(err: &mut dyn Write, e: &dyn std::fmt::Display) -> ExitCode {
-    fail_with(err, e, 1)
-}
-
 /// One line on stderr, and `status`.
-fn fail_with(err: &mut dyn Write, e: &dyn std::fmt::Display, status: u8) -> ExitCode {
+fn fail(err: &mut dyn Write, e: &dyn std::fmt::Display, status: u8) -> ExitCode {
     let _ = writeln!(err, "capout: {e}");
     ExitCode::from(status)
 }

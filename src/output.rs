@@ -23,8 +23,10 @@ enum Sink<'a> {
     Stream(&'a mut dyn Write, NoticeTarget),
     /// Kept output goes out escaped into the `output` string of `--json`,
     /// with the start of a character split between two writes held back;
-    /// notices are collected for the object's `notice` field.
-    Json { out: &'a mut dyn Write, held: Vec<u8>, notices: Vec<Vec<u8>> },
+    /// notices are collected for the object's `notice` field. The object
+    /// is started by the first write, so that a run that fails before it
+    /// has written nothing that cannot be completed.
+    Json { out: &'a mut dyn Write, started: bool, held: Vec<u8>, notices: Vec<Vec<u8>> },
 }
 
 /// The two streams capout writes: kept output, and notices beside it.
@@ -50,13 +52,11 @@ impl<'a> Output<'a> {
         Output { sink: Sink::Stream(out, target), err, renderer, last: None, unflushed: false }
     }
 
-    /// Output into a `--json` object on `out`, which this starts; the
-    /// notices are kept for [`Output::into_notices`]. A middle line is
-    /// part of the output.
-    pub fn json(out: &'a mut dyn Write, err: &'a mut dyn Write, renderer: Renderer) -> io::Result<Self> {
-        out.write_all(json::START)?;
-        let sink = Sink::Json { out, held: Vec::new(), notices: Vec::new() };
-        Ok(Output { sink, err, renderer, last: None, unflushed: false })
+    /// Output into a `--json` object on `out`; the notices are kept for
+    /// [`Output::into_json`]. A middle line is part of the output.
+    pub fn json(out: &'a mut dyn Write, err: &'a mut dyn Write, renderer: Renderer) -> Self {
+        let sink = Sink::Json { out, started: false, held: Vec::new(), notices: Vec::new() };
+        Output { sink, err, renderer, last: None, unflushed: false }
     }
 
     /// The notice of a cap, as this run words it.
@@ -74,7 +74,8 @@ impl<'a> Output<'a> {
         let Some(&last) = bytes.last() else { return Ok(()) };
         match &mut self.sink {
             Sink::Stream(out, _) => out.write_all(bytes)?,
-            Sink::Json { out, held, .. } => {
+            Sink::Json { out, started, held, .. } => {
+                start(out, started)?;
                 held.extend_from_slice(bytes);
                 let whole = held.len() - utf8::incomplete_suffix(held);
                 out.write_all(json::escape(&String::from_utf8_lossy(&held[..whole])).as_bytes())?;
@@ -140,7 +141,8 @@ impl<'a> Output<'a> {
     pub fn finish(&mut self) -> io::Result<()> {
         match &mut self.sink {
             Sink::Stream(out, _) => out.flush()?,
-            Sink::Json { out, held, .. } => {
+            Sink::Json { out, started, held, .. } => {
+                start(out, started)?;
                 // A character cut off at the very end is one U+FFFD.
                 out.write_all(json::escape(&String::from_utf8_lossy(held)).as_bytes())?;
                 held.clear();
@@ -158,6 +160,15 @@ impl<'a> Output<'a> {
             Sink::Stream(..) => None,
         }
     }
+}
+
+/// Starts the `--json` object, unless it is `started`.
+fn start(out: &mut dyn Write, started: &mut bool) -> io::Result<()> {
+    if !*started {
+        out.write_all(json::START)?;
+        *started = true;
+    }
+    Ok(())
 }
 
 impl Write for Output<'_> {

@@ -1,5 +1,10 @@
 //! `--progress`: a live count of what was read, on stderr, while a cap
 //! holds its output back.
+//!
+//! It is decoration: when stderr fails (a full disk, a reader that left),
+//! the line is turned off and the run goes on as if it had never been
+//! asked for. Stopping there would lose stdout, and in command mode leave
+//! the command to die of SIGPIPE on a pipe nobody reads.
 
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
@@ -19,25 +24,32 @@ pub struct Progress {
     start: Instant,
     next: Instant,
     shown: bool,
+    /// stderr failed: nothing more is drawn.
+    off: bool,
 }
 
 impl Default for Progress {
     fn default() -> Self {
         let start = Instant::now();
-        Progress { start, next: start + EVERY, shown: false }
+        Progress { start, next: start + EVERY, shown: false, off: false }
     }
 }
 
 impl Progress {
-    /// Redraws the line if the last update is old enough.
-    pub fn tick(&mut self, totals: &Totals, err: &mut dyn Write) -> io::Result<()> {
+    /// Redraws the line if the last update is old enough. A failing
+    /// `err` turns the line off; it is never an error of the run.
+    pub fn tick(&mut self, totals: &Totals, err: &mut dyn Write) {
         let now = Instant::now();
-        if now < self.next {
-            return Ok(());
+        if self.off || now < self.next {
+            return;
         }
         self.next = now + EVERY;
         self.shown = true;
-        let seconds = now.duration_since(self.start).as_secs_f64();
+        self.off = Self::draw(now.duration_since(self.start), totals, err).is_err();
+    }
+
+    fn draw(elapsed: Duration, totals: &Totals, err: &mut dyn Write) -> io::Result<()> {
+        let seconds = elapsed.as_secs_f64();
         // A rate for the eye: precision past 2^52 bytes does not matter.
         #[allow(clippy::cast_precision_loss)]
         let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
@@ -47,12 +59,11 @@ impl Progress {
         err.flush()
     }
 
-    /// Erases the line, if it was ever drawn.
-    pub fn finish(&mut self, err: &mut dyn Write) -> io::Result<()> {
-        if std::mem::take(&mut self.shown) {
-            err.write_all(ERASE)?;
-            err.flush()?;
+    /// Erases the line, if it was ever drawn; a failing `err` is no
+    /// error here either.
+    pub fn finish(&mut self, err: &mut dyn Write) {
+        if std::mem::take(&mut self.shown) && !self.off {
+            self.off = err.write_all(ERASE).and_then(|()| err.flush()).is_err();
         }
-        Ok(())
     }
 }

@@ -47,6 +47,7 @@ fn json_has_every_field() {
             "signal": null,
             "timed_out": false,
             "saved_to": null,
+            "error": null,
         })
     );
 }
@@ -300,22 +301,109 @@ fn json_and_plain_agree(args: &[&str], input: &[u8]) {
 }
 
 #[test]
-fn save_onto_the_input_file_is_refused_before_it_is_emptied() {
+fn save_onto_the_input_file_keeps_what_was_read() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("in.log");
     std::fs::write(&path, "1\n2\n").unwrap();
     let p = path.display().to_string();
     let out = StdCommand::new(env!("CARGO_BIN_EXE_capout"))
-        .args(["--save", &p])
+        .args(["-n", "1", "--save", &p])
         .stdin(std::fs::File::open(&path).unwrap())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        format!("capout: cannot save the output to {p}: it is the input\n")
+        String::from_utf8_lossy(&out.stdout),
+        format!("1\n... (truncated, showing lines 1-1 of 2, next offset 1; full output: {p})\n")
     );
     assert_eq!(std::fs::read(&path).unwrap(), b"1\n2\n");
+}
+
+#[test]
+fn save_onto_a_file_the_command_reads_gives_it_the_old_content() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("f"), "1\n2\n3\n").unwrap();
+    let out =
+        capout().args(["-n", "1", "--save", "f", "--", "cat", "f"]).current_dir(dir.path()).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "1\n... (truncated, showing lines 1-1 of 3, next offset 1; full output: f)\n"
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read(dir.path().join("f")).unwrap(), b"1\n2\n3\n");
+}
+
+#[test]
+fn save_replaces_a_symlink_instead_of_writing_through_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (target, link) = (dir.path().join("target"), dir.path().join("link"));
+    std::fs::write(&target, "target\n").unwrap();
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let out = stdout_of(capout().args(["--save", link.to_str().unwrap()]), b"new\n");
+    assert_eq!(out, "new\n");
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_file());
+    assert_eq!(std::fs::read(&link).unwrap(), b"new\n");
+    assert_eq!(std::fs::read(&target).unwrap(), b"target\n");
+}
+
+/// The names in `dir`, sorted.
+fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn save_leaves_the_file_as_it_was_when_the_input_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f");
+    std::fs::write(&path, "old\n").unwrap();
+    // A directory as stdin: the first read fails.
+    let out = StdCommand::new(env!("CARGO_BIN_EXE_capout"))
+        .args(["--save", path.to_str().unwrap()])
+        .stdin(std::fs::File::open(dir.path()).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(std::fs::read(&path).unwrap(), b"old\n");
+    assert_eq!(names_in(dir.path()), ["f"], "nothing is left behind");
+}
+
+#[test]
+fn saved_files_are_readable_by_their_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f");
+    std::fs::write(&path, "old\n").unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+    stdout_of(capout().args(["--save", path.to_str().unwrap()]), b"new\n");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&path), 0o600);
+    let d = dir.path().join("d");
+    std::fs::create_dir(&d).unwrap();
+    let v = json_of(&["--save-dir", d.to_str().unwrap(), "-c", "1"], b"new\n");
+    assert_eq!(mode(std::path::Path::new(v["saved_to"].as_str().unwrap())), 0o600);
+}
+
+#[test]
+fn save_to_a_directory_fails_before_the_command_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = capout()
+        .args(["--save", ".", "--", "sh", "-c", "echo ran > ran"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "capout: cannot save the output to .: Is a directory (os error 21)\n"
+    );
+    assert_eq!(names_in(dir.path()), Vec::<String>::new(), "the command never ran");
 }
 
 #[test]
