@@ -14,6 +14,25 @@ use crate::{Error, utf8};
 /// The default read size.
 pub const READ_SIZE: usize = 64 * 1024;
 
+/// The internal limits on how much of one line is held in memory. The
+/// output never depends on how reads split the input, also past these
+/// limits; tests shrink them to cross them with small inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The longest stretch of a line `--collapse-cr` holds while it waits
+    /// to see whether a `\r` erases it; a longer one is passed on whole.
+    pub collapse_cr: usize,
+    /// The most of one line, in bytes, that patterns (`--pattern`,
+    /// `--keep`) see; a longer line is matched on its start.
+    pub pattern_line: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { collapse_cr: crate::transform::COLLAPSE_LIMIT, pattern_line: crate::matcher::LINE_LIMIT }
+    }
+}
+
 /// How the pass ended.
 #[derive(Debug)]
 pub struct Pass {

@@ -152,6 +152,8 @@ pub struct Config {
     pub progress: bool,
     /// Bytes asked of each read.
     pub read_size: usize,
+    /// How much of one line is held in memory.
+    pub limits: engine::Limits,
     /// The command to run and cap instead of reading stdin.
     pub command: Option<CommandSpec>,
 }
@@ -173,6 +175,7 @@ impl Default for Config {
             save: None,
             progress: false,
             read_size: engine::READ_SIZE,
+            limits: engine::Limits::default(),
             command: None,
         }
     }
@@ -282,6 +285,7 @@ pub fn run_with<R: Read>(
         transforms: transform::Transforms::new(
             config.strip_ansi,
             config.collapse_cr,
+            config.limits.collapse_cr,
             config.max_line.filter(|_| !config.cap.is_line_cap()).map(|w| (w, config.unit)),
         ),
         rescuer: keep.and_then(|matcher| build_rescuer(config, matcher)),
@@ -367,7 +371,7 @@ fn build_cap(config: &Config, matcher: Option<Matcher>) -> Box<dyn Cap> {
         CapSpec::HeadLines { limit, offset } => Box::new(HeadLines::new(limit, offset, shaper())),
         CapSpec::TailLines(n) => Box::new(TailLines::new(n, shaper())),
         CapSpec::MaxMatches(n) => match matcher {
-            Some(matcher) => Box::new(Matches::new(n, matcher, shaper())),
+            Some(matcher) => Box::new(Matches::new(n, matcher, config.limits.pattern_line, shaper())),
             None => Box::new(HeadLines::matches(n, shaper())),
         },
         CapSpec::HeadTailLines(h, t) => Box::new(HeadTailLines::new(
@@ -391,5 +395,6 @@ fn build_rescuer(config: &Config, matcher: Matcher) -> Option<Rescuer> {
         CapSpec::HeadTailChars(h, t) => (Head::Units(h), Tail::Bytes(tail_bytes(t))),
     };
     let width = config.max_line.unwrap_or(cli::DEFAULT_MAX_LINE);
-    Some(Rescuer::new(matcher, keep.pattern.clone(), keep.max, width, config.unit, head, tail))
+    let rescuer = Rescuer::new(matcher, keep.pattern.clone(), keep.max, width, config.unit, head, tail);
+    Some(rescuer.with_line_limit(config.limits.pattern_line))
 }

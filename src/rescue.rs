@@ -102,6 +102,12 @@ impl Rescuer {
         }
     }
 
+    /// Matches lines on their first `limit` bytes.
+    #[must_use]
+    pub fn with_line_limit(self, limit: usize) -> Self {
+        Rescuer { assembler: LineAssembler::new(limit), ..self }
+    }
+
     /// Takes the next piece of the stream; `totals` counts up to its end.
     pub fn feed(&mut self, piece: &[u8], totals: &Totals) {
         if let (Head::Units(h), None) = (self.head, self.head_end) {
@@ -163,12 +169,15 @@ impl Rescuer {
             // Enough to tell whether the line is longer than the width.
             let room =
                 usize::try_from(self.unit.max_bytes(self.width)).unwrap_or(usize::MAX).saturating_add(24);
-            let more = if ends { matcher::content(bytes) } else { bytes };
-            text.extend_from_slice(&more[..more.len().min(room.saturating_sub(text.len()))]);
+            text.extend_from_slice(&bytes[..bytes.len().min(room.saturating_sub(text.len()))]);
         }
         if ends && let Some(mut c) = self.current.take() {
             c.end = self.pos;
             if let Some(text) = &mut c.text {
+                // The ending may have come in pieces; past the room it does
+                // not matter, the line is longer than the width.
+                let body = matcher::content(text).len();
+                text.truncate(body);
                 let prefix = notice::rescued_prefix(c.number).len();
                 *text = shape(&text[..], prefix, self.width, self.unit);
             }

@@ -10,9 +10,7 @@ use crate::count::Unit;
 use crate::utf8;
 
 /// The longest stretch of a line `--collapse-cr` holds while it waits to
-/// see whether a `\r` erases it. Longer stretches are passed on, so memory
-/// stays bounded on a huge line; a later `\r` then erases only what
-/// followed them.
+/// see whether a `\r` erases it (see [`CollapseCr`]).
 pub const COLLAPSE_LIMIT: usize = 64 * 1024;
 
 /// The transforms in force, in the order they apply.
@@ -26,12 +24,18 @@ pub struct Transforms {
 }
 
 impl Transforms {
-    /// The transforms that `strip_ansi` and `collapse_cr` ask for, and the
+    /// The transforms that `strip_ansi` and `collapse_cr` ask for (the
+    /// latter holding stretches of up to `collapse_limit` bytes), and the
     /// per-line cap `line_cap` (width and unit) of a character cap.
-    pub fn new(strip_ansi: bool, collapse_cr: bool, line_cap: Option<(u64, Unit)>) -> Self {
+    pub fn new(
+        strip_ansi: bool,
+        collapse_cr: bool,
+        collapse_limit: usize,
+        line_cap: Option<(u64, Unit)>,
+    ) -> Self {
         Transforms {
             strip: strip_ansi.then(StripAnsi::default),
-            collapse: collapse_cr.then(CollapseCr::default),
+            collapse: collapse_cr.then(|| CollapseCr::new(collapse_limit)),
             line_cap: line_cap.map(|(width, unit)| LineCap::new(width, unit)),
             stripped: Vec::new(),
             collapsed: Vec::new(),
@@ -201,29 +205,48 @@ impl StripAnsi {
 /// shows a progress bar; a `\r\n` ending stays. A `\r` with no text after
 /// it on its line (at the end of the input, or before another `\r` or the
 /// line's end) erases nothing, as on a terminal.
-#[derive(Debug, Default)]
+///
+/// The stretch of text since a line's start or its last `\r` is held until
+/// it is known whether a `\r` erases it, up to a limit: a longer stretch is
+/// passed on whole, so memory stays bounded on a huge line, and a `\r`
+/// after it erases only what follows it. Where a stretch passes the limit
+/// depends on its length alone, never on how reads split it.
+#[derive(Debug)]
 pub struct CollapseCr {
+    limit: usize,
     /// The line's text since its start or its last `\r`, not yet passed on.
     held: Vec<u8>,
+    /// The current stretch went past the limit: it is passed on as it comes.
+    passing: bool,
     /// The last input byte was a `\r`, its effect unknown yet.
     cr: bool,
 }
 
+impl Default for CollapseCr {
+    fn default() -> Self {
+        CollapseCr::new(COLLAPSE_LIMIT)
+    }
+}
+
 impl CollapseCr {
+    /// Holds stretches of up to `limit` bytes.
+    pub fn new(limit: usize) -> Self {
+        CollapseCr { limit, held: Vec::new(), passing: false, cr: false }
+    }
+
     /// Appends the collapsed `input` to `out`.
     pub fn apply(&mut self, mut input: &[u8], out: &mut Vec<u8>) {
         if self.cr && !input.is_empty() {
             self.cr = false;
             match input[0] {
                 b'\n' => {
-                    out.extend_from_slice(&self.held);
-                    self.held.clear();
+                    self.end_line(out);
                     out.extend_from_slice(b"\r\n");
                     input = &input[1..];
                 }
                 // Another `\r`: that one decides.
                 b'\r' => {}
-                _ => self.held.clear(),
+                _ => self.erase(),
             }
         }
         while !input.is_empty() {
@@ -231,53 +254,62 @@ impl CollapseCr {
                 self.hold(input, out);
                 return;
             };
+            self.hold(&input[..i], out);
             if input[i] == b'\n' {
-                out.extend_from_slice(&self.held);
-                self.held.clear();
-                out.extend_from_slice(&input[..=i]);
+                self.end_line(out);
+                out.push(b'\n');
                 input = &input[i + 1..];
                 continue;
             }
             match input.get(i + 1) {
                 None => {
-                    self.hold(&input[..i], out);
                     self.cr = true;
                     return;
                 }
                 Some(b'\n') => {
-                    out.extend_from_slice(&self.held);
-                    self.held.clear();
-                    out.extend_from_slice(&input[..i + 2]);
+                    self.end_line(out);
+                    out.extend_from_slice(b"\r\n");
                     input = &input[i + 2..];
                 }
-                Some(b'\r') => {
-                    self.hold(&input[..i], out);
-                    input = &input[i + 1..];
-                }
+                // Another `\r`: that one decides.
+                Some(b'\r') => input = &input[i + 1..],
                 Some(_) => {
-                    self.held.clear();
+                    self.erase();
                     input = &input[i + 1..];
                 }
             }
         }
     }
 
-    /// Holds `text`, passing on what goes past the limit.
+    /// Holds `text`, passing on the stretch once it goes past the limit.
     fn hold(&mut self, text: &[u8], out: &mut Vec<u8>) {
-        if self.held.len() + text.len() > COLLAPSE_LIMIT {
-            out.extend_from_slice(&self.held);
-            self.held.clear();
+        if self.passing {
             out.extend_from_slice(text);
+        } else if self.held.len() + text.len() > self.limit {
+            out.append(&mut self.held);
+            out.extend_from_slice(text);
+            self.passing = true;
         } else {
             self.held.extend_from_slice(text);
         }
+    }
+
+    /// A `\r` with text after it: the stretch held is erased.
+    fn erase(&mut self) {
+        self.held.clear();
+        self.passing = false;
+    }
+
+    /// The line ends: what is held stays.
+    fn end_line(&mut self, out: &mut Vec<u8>) {
+        out.append(&mut self.held);
+        self.passing = false;
     }
 
     /// Passes on what is held at the end of the input; a last `\r`, with
     /// nothing after it, erases nothing.
     pub fn finish(&mut self, out: &mut Vec<u8>) {
         self.cr = false;
-        out.extend_from_slice(&self.held);
-        self.held.clear();
+        self.end_line(out);
     }
 }
