@@ -286,8 +286,8 @@ pub fn run_with<R: Read>(
             config.strip_ansi,
             config.collapse_cr,
             config.limits.collapse_cr,
-            config.max_line.filter(|_| !config.cap.is_line_cap()).map(|w| (w, config.unit)),
         ),
+        line_cap: char_line_cap(config).map(|w| transform::LineCap::new(w, config.unit)),
         rescuer: keep.and_then(|matcher| build_rescuer(config, matcher)),
         saver,
         progress: (config.progress && (config.json || holds_back(config.cap))).then(Progress::default),
@@ -380,6 +380,12 @@ fn build_cap(config: &Config, matcher: Option<Matcher>) -> Box<dyn Cap> {
         )),
         CapSpec::HeadTailChars(h, t) => Box::new(HeadTailChars::new(h, t, config.unit)),
     }
+}
+
+/// The width of `--max-line-chars` given with a character cap, which
+/// applies before the cap counts.
+fn char_line_cap(config: &Config) -> Option<u64> {
+    config.max_line.filter(|_| !config.cap.is_line_cap())
 }
 
 fn build_rescuer(config: &Config, matcher: Matcher) -> Option<Rescuer> {

@@ -7,7 +7,6 @@ use memchr::{memchr, memchr2};
 
 use crate::caps::LineShaper;
 use crate::count::Unit;
-use crate::utf8;
 
 /// The longest stretch of a line `--collapse-cr` holds while it waits to
 /// see whether a `\r` erases it (see [`CollapseCr`]).
@@ -18,109 +17,80 @@ pub const COLLAPSE_LIMIT: usize = 64 * 1024;
 pub struct Transforms {
     strip: Option<StripAnsi>,
     collapse: Option<CollapseCr>,
-    line_cap: Option<LineCap>,
     stripped: Vec<u8>,
-    collapsed: Vec<u8>,
 }
 
 impl Transforms {
-    /// The transforms that `strip_ansi` and `collapse_cr` ask for (the
-    /// latter holding stretches of up to `collapse_limit` bytes), and the
-    /// per-line cap `line_cap` (width and unit) of a character cap.
-    pub fn new(
-        strip_ansi: bool,
-        collapse_cr: bool,
-        collapse_limit: usize,
-        line_cap: Option<(u64, Unit)>,
-    ) -> Self {
+    /// The transforms that `strip_ansi` and `collapse_cr` ask for, the
+    /// latter holding stretches of up to `collapse_limit` bytes.
+    pub fn new(strip_ansi: bool, collapse_cr: bool, collapse_limit: usize) -> Self {
         Transforms {
             strip: strip_ansi.then(StripAnsi::default),
             collapse: collapse_cr.then(|| CollapseCr::new(collapse_limit)),
-            line_cap: line_cap.map(|(width, unit)| LineCap::new(width, unit)),
             stripped: Vec::new(),
-            collapsed: Vec::new(),
         }
     }
 
     /// Whether any transform is in force.
     pub fn any(&self) -> bool {
-        self.strip.is_some() || self.collapse.is_some() || self.line_cap.is_some()
+        self.strip.is_some() || self.collapse.is_some()
     }
 
     /// Appends the transformed `input` to `out`.
     pub fn apply(&mut self, input: &[u8], out: &mut Vec<u8>) {
-        let mut data = input;
-        if let Some(strip) = &mut self.strip {
-            self.stripped.clear();
-            strip.apply(data, &mut self.stripped);
-            data = &self.stripped;
-        }
-        if let Some(collapse) = &mut self.collapse {
-            self.collapsed.clear();
-            collapse.apply(data, &mut self.collapsed);
-            data = &self.collapsed;
-        }
-        match &mut self.line_cap {
-            Some(line_cap) => line_cap.apply(data, out),
-            None => out.extend_from_slice(data),
+        let Some(strip) = &mut self.strip else {
+            return match &mut self.collapse {
+                Some(collapse) => collapse.apply(input, out),
+                None => out.extend_from_slice(input),
+            };
+        };
+        match &mut self.collapse {
+            Some(collapse) => {
+                self.stripped.clear();
+                strip.apply(input, &mut self.stripped);
+                collapse.apply(&self.stripped, out);
+            }
+            None => strip.apply(input, out),
         }
     }
 
     /// Appends what the transforms still hold at the end of the input.
     pub fn finish(&mut self, out: &mut Vec<u8>) {
-        self.collapsed.clear();
         if let Some(collapse) = &mut self.collapse {
-            collapse.finish(&mut self.collapsed);
-        }
-        match &mut self.line_cap {
-            Some(line_cap) => line_cap.finish(&self.collapsed, out),
-            None => out.extend_from_slice(&self.collapsed),
+            collapse.finish(out);
         }
     }
 }
 
 /// `--max-line-chars` before a character cap: each line cut to its first
-/// W units with the marker, so the cap counts what the line cap left.
+/// W units with the marker, so the cap counts what the line cap left. It
+/// comes after `--keep`, which sees the lines without the marker.
 #[derive(Debug)]
-struct LineCap {
+pub struct LineCap {
     shaper: LineShaper,
-    /// The start of a character split by the last read, and the input
-    /// with it put back in front.
-    carry: Vec<u8>,
-    joined: Vec<u8>,
 }
 
 impl LineCap {
-    fn new(width: u64, unit: Unit) -> Self {
-        LineCap { shaper: LineShaper::new(Some(width), unit, false), carry: Vec::new(), joined: Vec::new() }
+    /// Keeps `width` units of each line.
+    pub fn new(width: u64, unit: Unit) -> Self {
+        LineCap { shaper: LineShaper::new(Some(width), unit, false) }
     }
 
-    fn apply(&mut self, input: &[u8], out: &mut Vec<u8>) {
-        self.joined.clear();
-        self.joined.append(&mut self.carry);
-        self.joined.extend_from_slice(input);
-        // The shaper counts characters, so it takes whole ones only.
-        let end = self.joined.len() - utf8::incomplete_suffix(&self.joined);
-        self.carry.extend_from_slice(&self.joined[end..]);
-        shape_lines(&mut self.shaper, &self.joined[..end], out);
+    /// Appends the lines of `input`, which begins and ends on character
+    /// boundaries, cut to the width, to `out`.
+    pub fn apply(&mut self, mut input: &[u8], out: &mut Vec<u8>) {
+        while !input.is_empty() {
+            let end = memchr(b'\n', input).map_or(input.len(), |i| i + 1);
+            // Writing to a Vec cannot fail.
+            let _ = self.shaper.piece(0, &input[..end], out);
+            input = &input[end..];
+        }
     }
 
-    fn finish(&mut self, input: &[u8], out: &mut Vec<u8>) {
-        self.apply(input, out);
-        let carry = std::mem::take(&mut self.carry);
-        shape_lines(&mut self.shaper, &carry, out);
+    /// Appends the marker of a last line without `\n` that was cut.
+    pub fn finish(&mut self, out: &mut Vec<u8>) {
         // Writing to a Vec cannot fail.
         let _ = self.shaper.finish(out);
-    }
-}
-
-/// Writes `bytes` through `shaper`, a line at a time.
-fn shape_lines(shaper: &mut LineShaper, mut bytes: &[u8], out: &mut Vec<u8>) {
-    while !bytes.is_empty() {
-        let end = memchr(b'\n', bytes).map_or(bytes.len(), |i| i + 1);
-        // Writing to a Vec cannot fail.
-        let _ = shaper.piece(0, &bytes[..end], out);
-        bytes = &bytes[end..];
     }
 }
 

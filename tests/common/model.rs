@@ -187,6 +187,8 @@ pub fn model(input: &[u8], config: &Config) -> Vec<u8> {
     if config.collapse_cr {
         input = collapse_cr(&input, config.limits.collapse_cr);
     }
+    // `--keep` sees the lines as the transforms left them.
+    let unshaped = input.clone();
     // Given with a character cap, the line cap applies first.
     if !config.cap.is_line_cap() && config.max_line.is_some() {
         let lines = input.split_inclusive(|&b| b == b'\n');
@@ -301,15 +303,18 @@ pub fn model(input: &[u8], config: &Config) -> Vec<u8> {
     };
     let mut out = with_notice(out, notice);
     if let (Some(keep), Some(cut)) = (&config.keep, cut) {
-        out = with_rescued(out, &lines, cut, keep, config);
+        let unshaped: Vec<&[u8]> = unshaped.split_inclusive(|&b| b == b'\n').collect();
+        out = with_rescued(out, &lines, &unshaped, cut, keep, config);
     }
     out
 }
 
-/// The rescued lines of `--keep` after the output.
+/// The rescued lines of `--keep` after the output: `lines` as the cap
+/// counted them, `unshaped` the same lines before a line cap.
 fn with_rescued(
     mut out: Vec<u8>,
     lines: &[&[u8]],
+    unshaped: &[&[u8]],
     cut: Region,
     keep: &capout::Keep,
     config: &Config,
@@ -320,8 +325,8 @@ fn with_rescued(
     let mut rescued = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let end = start + line.len();
-        if cut.holds(i + 1, start, end) && matcher.is_match(seen(content(line), config.limits.pattern_line)) {
-            let body = content(line);
+        let body = content(unshaped[i]);
+        if cut.holds(i + 1, start, end) && matcher.is_match(seen(body, config.limits.pattern_line)) {
             let body_units = units(body, config.unit);
             let mut text = format!("{}:", i + 1).into_bytes();
             if body_units.len() > width {
