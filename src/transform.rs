@@ -224,26 +224,34 @@ impl CollapseCr {
                 self.hold(input, out);
                 return;
             };
-            self.hold(&input[..i], out);
+            let text = &input[..i];
             if input[i] == b'\n' {
                 self.end_line(out);
-                out.push(b'\n');
+                out.extend_from_slice(&input[..=i]);
                 input = &input[i + 1..];
                 continue;
             }
             match input.get(i + 1) {
                 None => {
+                    self.hold(text, out);
                     self.cr = true;
                     return;
                 }
                 Some(b'\n') => {
                     self.end_line(out);
-                    out.extend_from_slice(b"\r\n");
+                    out.extend_from_slice(&input[..i + 2]);
                     input = &input[i + 2..];
                 }
                 // Another `\r`: that one decides.
-                Some(b'\r') => input = &input[i + 1..],
+                Some(b'\r') => {
+                    self.hold(text, out);
+                    input = &input[i + 1..];
+                }
                 Some(_) => {
+                    // Erased, unless it takes the stretch past the limit.
+                    if self.passing || self.held.len() + text.len() > self.limit {
+                        self.hold(text, out);
+                    }
                     self.erase();
                     input = &input[i + 1..];
                 }
