@@ -2,6 +2,8 @@
 # Peak RSS of capout for every cap and option, on a streamed input of
 # SIZE_MIB (default 2048) MiB: log lines with colour codes, progress-bar
 # carriage returns and multibyte text, and one line with no newline at all.
+# A second table gives --keep on inputs of many tiny lines, where what it
+# holds for a tail must not grow with the number of lines.
 #
 # Usage: benches/memory.sh [SIZE_MIB]
 #
@@ -19,6 +21,12 @@ capout=$target_dir/release/capout
 lines() {
     yes $'2026-11-30T12:00:00Z \e[32mINFO\e[0m worker-3 request served: caf\u00e9 \u2713 10%\r50%\r100%' |
         head -c "$((size_mib * 1024 * 1024))"
+}
+empty_lines() {
+    head -c "$((size_mib * 1024 * 1024))" /dev/zero | tr '\0' '\n'
+}
+short_lines() {
+    yes 'ab x' | head -c "$((size_mib * 1024 * 1024))"
 }
 one_line() {
     head -c "$((size_mib * 1024 * 1024))" /dev/zero | tr '\0' 'x'
@@ -54,4 +62,18 @@ done <<'OPTIONS'
 -c 5000 --save /dev/null
 -c 5000 --progress always
 --tail-lines 500 --max-line-chars 0
+OPTIONS
+
+printf '\n| --keep options | empty lines: peak RSS KiB | lines `ab x`: peak RSS KiB |\n|---|---|---|\n'
+while IFS= read -r options; do
+    # shellcheck disable=SC2086,SC2016 # the options are words; the backquotes are Markdown
+    printf '| `%s` | %s | %s |\n' "$options" "$(rss empty_lines $options)" "$(rss short_lines $options)"
+done <<'OPTIONS'
+-c 5000 --keep ^
+-c 5000 --keep ^ --keep-max 1000
+--tail-lines 500 --keep x
+--head-chars 2500 -c 2500 --keep ^
+-c 5000 --max-line-chars 3 --keep x
+-c 1000000 --keep ^
+-c 1000000
 OPTIONS

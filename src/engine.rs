@@ -8,11 +8,30 @@ use crate::output::Output;
 use crate::progress::Progress;
 use crate::rescue::Rescuer;
 use crate::save::Saver;
-use crate::transform::Transforms;
+use crate::transform::{LineCap, Transforms};
 use crate::{Error, utf8};
 
 /// The default read size.
 pub const READ_SIZE: usize = 64 * 1024;
+
+/// The internal limits on how much of one line is held in memory. The
+/// output never depends on how reads split the input, also past these
+/// limits; tests shrink them to cross them with small inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The longest stretch of a line `--collapse-cr` holds while it waits
+    /// to see whether a `\r` erases it; a longer one is passed on whole.
+    pub collapse_cr: usize,
+    /// The most of one line, in bytes, that patterns (`--pattern`,
+    /// `--keep`) see; a longer line is matched on its start.
+    pub pattern_line: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { collapse_cr: crate::transform::COLLAPSE_LIMIT, pattern_line: crate::matcher::LINE_LIMIT }
+    }
+}
 
 /// How the pass ended.
 #[derive(Debug)]
@@ -30,6 +49,8 @@ pub struct Pass {
 pub struct Stages {
     /// `--strip-ansi`, `--collapse-cr`.
     pub transforms: Transforms,
+    /// `--max-line-chars` before a character cap, after `--keep`.
+    pub line_cap: Option<LineCap>,
     /// `--keep`.
     pub rescuer: Option<Rescuer>,
     /// `--save`, `--save-dir`: gets the raw input.
@@ -46,6 +67,7 @@ impl Default for Stages {
     fn default() -> Self {
         Stages {
             transforms: Transforms::default(),
+            line_cap: None,
             rescuer: None,
             saver: None,
             progress: None,
@@ -63,14 +85,26 @@ pub fn pass(
     out: &mut Output,
 ) -> Result<Pass, Error> {
     let mut totals = Totals::default();
-    let Stages { transforms, rescuer, saver, progress, need, read_size } = stages;
+    let Stages { transforms, line_cap, rescuer, saver, progress, need, read_size } = stages;
     let mut pieces = Pieces::new(input, transforms, saver.as_mut(), *read_size);
-    while let Some(piece) = pieces.next().map_err(Error::Read)? {
-        totals.add(piece, *need);
+    let mut capped = Vec::new();
+    while let Some((piece, last)) = pieces.next().map_err(Error::Read)? {
+        let capped: &[u8] = match line_cap {
+            Some(line_cap) => {
+                capped.clear();
+                line_cap.apply(piece, &mut capped);
+                if last {
+                    line_cap.finish(&mut capped);
+                }
+                &capped
+            }
+            None => piece,
+        };
+        totals.add(capped, *need);
         if let Some(rescuer) = rescuer {
-            rescuer.feed(piece, &totals);
+            rescuer.feed(piece, capped, &totals);
         }
-        cap.feed(piece, &totals, out).map_err(Error::Write)?;
+        cap.feed(capped, &totals, out).map_err(Error::Write)?;
         out.flush().map_err(Error::Write)?;
         if let Some(progress) = progress {
             progress.tick(&totals, out.err());
@@ -111,9 +145,9 @@ impl<'a, R: Read> Pieces<'a, R> {
         Pieces { input, transforms, saver, buf, transformed: Vec::new(), filled: 0, held: 0, done: false }
     }
 
-    /// The next piece; the last one (possibly empty) is whatever was held
-    /// back at the end. `None` after that.
-    fn next(&mut self) -> io::Result<Option<&[u8]>> {
+    /// The next piece, and whether it is the last; the last one (possibly
+    /// empty) is whatever was held back at the end. `None` after that.
+    fn next(&mut self) -> io::Result<Option<(&[u8], bool)>> {
         if self.done {
             return Ok(None);
         }
@@ -144,7 +178,7 @@ impl<'a, R: Read> Pieces<'a, R> {
         };
         self.held = if self.done { 0 } else { utf8::incomplete_suffix(data) };
         let end = data.len() - self.held;
-        Ok(Some(&data[..end]))
+        Ok(Some((&data[..end], self.done)))
     }
 }
 

@@ -153,6 +153,8 @@ pub struct Config {
     pub progress: bool,
     /// Bytes asked of each read.
     pub read_size: usize,
+    /// How much of one line is held in memory.
+    pub limits: engine::Limits,
     /// The command to run and cap instead of reading stdin.
     pub command: Option<CommandSpec>,
 }
@@ -174,6 +176,7 @@ impl Default for Config {
             save: None,
             progress: false,
             read_size: engine::READ_SIZE,
+            limits: engine::Limits::default(),
             command: None,
         }
     }
@@ -343,8 +346,9 @@ fn capped<R: Read>(
         transforms: transform::Transforms::new(
             config.strip_ansi,
             config.collapse_cr,
-            config.max_line.filter(|_| !config.cap.is_line_cap()).map(|w| (w, config.unit)),
+            config.limits.collapse_cr,
         ),
+        line_cap: char_line_cap(config).map(|w| transform::LineCap::new(w, config.unit)),
         rescuer: keep.and_then(|matcher| build_rescuer(config, matcher)),
         saver,
         progress: (config.progress && (config.json || holds_back(config.cap))).then(Progress::default),
@@ -453,7 +457,7 @@ fn build_cap(config: &Config, matcher: Option<Matcher>) -> Box<dyn Cap> {
         CapSpec::HeadLines { limit, offset } => Box::new(HeadLines::new(limit, offset, shaper())),
         CapSpec::TailLines(n) => Box::new(TailLines::new(n, shaper())),
         CapSpec::MaxMatches(n) => match matcher {
-            Some(matcher) => Box::new(Matches::new(n, matcher, shaper())),
+            Some(matcher) => Box::new(Matches::new(n, matcher, config.limits.pattern_line, shaper())),
             None => Box::new(HeadLines::matches(n, shaper())),
         },
         CapSpec::HeadTailLines(h, t) => Box::new(HeadTailLines::new(
@@ -462,6 +466,12 @@ fn build_cap(config: &Config, matcher: Option<Matcher>) -> Box<dyn Cap> {
         )),
         CapSpec::HeadTailChars(h, t) => Box::new(HeadTailChars::new(h, t, config.unit)),
     }
+}
+
+/// The width of `--max-line-chars` given with a character cap, which
+/// applies before the cap counts.
+fn char_line_cap(config: &Config) -> Option<u64> {
+    config.max_line.filter(|_| !config.cap.is_line_cap())
 }
 
 fn build_rescuer(config: &Config, matcher: Matcher) -> Option<Rescuer> {
@@ -477,5 +487,6 @@ fn build_rescuer(config: &Config, matcher: Matcher) -> Option<Rescuer> {
         CapSpec::HeadTailChars(h, t) => (Head::Units(h), Tail::Bytes(tail_bytes(t))),
     };
     let width = config.max_line.unwrap_or(cli::DEFAULT_MAX_LINE);
-    Some(Rescuer::new(matcher, keep.pattern.clone(), keep.max, width, config.unit, head, tail))
+    let rescuer = Rescuer::new(matcher, keep.pattern.clone(), keep.max, width, config.unit, head, tail);
+    Some(rescuer.with_line_limit(config.limits.pattern_line))
 }

@@ -80,23 +80,38 @@ pub enum Event<'a> {
 }
 
 /// Gathers the stream into whole lines, without copying those that lie
-/// within one piece, and with at most [`LINE_LIMIT`] bytes of one line.
-#[derive(Debug, Default)]
+/// within one piece. A line whose content (without its ending) is longer
+/// than the limit is handed out as its first `limit` bytes, backed off to
+/// a character boundary, then the rest; where it is cut depends on the
+/// line alone, never on how the stream was split.
+#[derive(Debug)]
 pub struct LineAssembler {
+    limit: usize,
     splitter: LineSplitter,
     held: Vec<u8>,
     /// The current line went past the limit: its rest streams through.
     overflow: bool,
 }
 
+impl Default for LineAssembler {
+    fn default() -> Self {
+        LineAssembler::new(LINE_LIMIT)
+    }
+}
+
 impl LineAssembler {
+    /// An assembler that hands out at most `limit` bytes of a line whole.
+    pub fn new(limit: usize) -> Self {
+        LineAssembler { limit, splitter: LineSplitter::default(), held: Vec::new(), overflow: false }
+    }
+
     /// Hands `f` the lines of `piece`, which begins and ends on character
     /// boundaries. Stops at the first error `f` returns.
     pub fn feed<E>(&mut self, piece: &[u8], mut f: impl FnMut(Event) -> Result<(), E>) -> Result<(), E> {
-        let LineAssembler { splitter, held, overflow } = self;
+        let LineAssembler { limit, splitter, held, overflow } = self;
         let mut result = Ok(());
         splitter.split(piece, |number, part| {
-            result = assemble(held, overflow, number, part, &mut f);
+            result = assemble(held, overflow, *limit, number, part, &mut f);
             result.is_ok()
         });
         result
@@ -111,15 +126,37 @@ impl LineAssembler {
             return Ok(());
         }
         let number = self.splitter.line();
-        let result = f(Event::Line { number, bytes: &self.held, whole: true });
+        // Without a `\n`, a `\r` held at the end is content.
+        let result = if self.held.len() > self.limit {
+            let cut = cut_at(&self.held, &[], self.limit);
+            f(Event::Line { number, bytes: &self.held[..cut], whole: false })
+                .and_then(|()| f(Event::Rest { bytes: &self.held[cut..], ends: true }))
+        } else {
+            f(Event::Line { number, bytes: &self.held, whole: true })
+        };
         self.held.clear();
         result
     }
 }
 
+/// Where a line too long to hold is cut: the last character boundary at
+/// or before `limit` of the line `held` followed by `part`.
+fn cut_at(held: &[u8], part: &[u8], limit: usize) -> usize {
+    // The boundary is decided by the bytes around it alone.
+    let from = limit.saturating_sub(3);
+    let mut window = [0; 8];
+    let mut len = 0;
+    for (slot, &b) in window.iter_mut().zip(held.iter().chain(part).skip(from)) {
+        *slot = b;
+        len += 1;
+    }
+    from + utf8::floor_boundary(&window[..len], limit - from)
+}
+
 fn assemble<E>(
     held: &mut Vec<u8>,
     overflow: &mut bool,
+    limit: usize,
     number: u64,
     part: &[u8],
     f: &mut impl FnMut(Event) -> Result<(), E>,
@@ -129,15 +166,24 @@ fn assemble<E>(
         *overflow = !ends;
         return f(Event::Rest { bytes: part, ends });
     }
-    if held.is_empty() && ends {
+    if held.is_empty() && ends && content(part).len() <= limit {
         return f(Event::Line { number, bytes: part, whole: true });
     }
-    if held.capacity() < LINE_LIMIT {
-        // Once, to the limit: growing by doubling would copy and could
-        // leave twice the limit behind.
-        held.reserve_exact(LINE_LIMIT - held.len());
-    }
-    if held.len() + part.len() <= LINE_LIMIT {
+    let len = held.len() + part.len();
+    let byte_at = |i: usize| if i < held.len() { held[i] } else { part[i - held.len()] };
+    // The line's content so far; a last `\r` may start its ending.
+    let ending = if ends {
+        1 + usize::from(len >= 2 && byte_at(len - 2) == b'\r')
+    } else {
+        usize::from(byte_at(len - 1) == b'\r')
+    };
+    let body = len - ending;
+    if body <= limit {
+        if held.capacity() < limit + 2 {
+            // Once, to the limit: growing by doubling would copy and could
+            // leave twice the limit behind.
+            held.reserve_exact(limit + 2 - held.len());
+        }
         held.extend_from_slice(part);
         if !ends {
             return Ok(());
@@ -146,16 +192,23 @@ fn assemble<E>(
         held.clear();
         return result;
     }
-    // Past the limit: cut on a character boundary, hand out what is held,
-    // and let the rest of the line stream through.
-    let mut take = LINE_LIMIT - held.len();
-    take -= utf8::incomplete_suffix(&part[..take]);
-    held.extend_from_slice(&part[..take]);
-    let result = f(Event::Line { number, bytes: held, whole: false });
+    // Past the limit: hand out the line's first `limit` bytes, cut on a
+    // character boundary, and let the rest of the line stream through.
+    let cut = cut_at(held, part, limit);
+    let result = if cut >= held.len() {
+        let take = cut - held.len();
+        held.extend_from_slice(&part[..take]);
+        f(Event::Line { number, bytes: held, whole: false })
+            .and_then(|()| f(Event::Rest { bytes: &part[take..], ends }))
+    } else {
+        // Only a `\r` held past the limit, which turned out to be content.
+        f(Event::Line { number, bytes: &held[..cut], whole: false })
+            .and_then(|()| f(Event::Rest { bytes: &held[cut..], ends: false }))
+            .and_then(|()| f(Event::Rest { bytes: part, ends }))
+    };
     held.clear();
-    result?;
     *overflow = !ends;
-    f(Event::Rest { bytes: &part[take..], ends })
+    result
 }
 
 #[cfg(test)]

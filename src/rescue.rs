@@ -4,6 +4,8 @@
 use std::collections::VecDeque;
 use std::convert::Infallible;
 
+use memchr::{memchr_iter, memrchr};
+
 use crate::caps::{Cut, LineShaper};
 use crate::count::{Totals, Unit};
 use crate::matcher::{self, Event, LineAssembler, Matcher};
@@ -31,21 +33,34 @@ pub enum Tail {
     Bytes(u64),
 }
 
-/// A matching line that may be in the cut part.
+/// A matching line among the first `max`, held with its text until it is
+/// known whether the cap cut it.
 #[derive(Debug)]
-struct Candidate {
+struct Held {
     number: u64,
     start: u64,
     end: u64,
-    /// `LINE:text`, for a candidate that would be among the first shown.
+    /// `LINE:text`.
+    text: Vec<u8>,
+}
+
+/// The matching line in progress.
+#[derive(Debug)]
+struct Current {
+    number: u64,
+    start: u64,
+    /// `LINE:` and the line's first bytes, for one of the first `max`.
     text: Option<Vec<u8>>,
 }
 
 /// Finds the cut lines that match, holding only the first `max` of them.
 ///
-/// A tail cap's cut ends where the kept tail starts, known only at the end;
-/// the matches that may still fall inside the tail wait in a queue no longer
-/// than the tail itself, while those surely cut are counted at once.
+/// Lines are matched as the transforms left them, before a line cap writes
+/// its marker into them; their offsets are those of the stream the cap
+/// counts, after the line cap. A tail cap's cut ends where the kept tail
+/// starts, known only at the end: the matching lines past the first `max`
+/// that may still fall inside the tail are one bit each in a [`Window`] no
+/// longer than the tail, so memory does not grow with the number of lines.
 #[derive(Debug)]
 pub struct Rescuer {
     matcher: Matcher,
@@ -56,19 +71,20 @@ pub struct Rescuer {
     head: Head,
     tail: Tail,
     assembler: LineAssembler,
-    /// Where the head ends, once known (for [`Head::Units`]).
+    /// Where the head ends in the capped stream, once known (for
+    /// [`Head::Units`]).
     head_end: Option<u64>,
     /// The totals before the current piece.
     before: Totals,
-    /// Stream offset of the next byte the assembler hands out.
-    pos: u64,
-    /// Cut matching lines counted.
-    count: u64,
+    /// Where line starts are, in the capped stream.
+    lines: LineStarts,
+    /// Matching lines after the head so far.
+    candidates: u64,
     /// The first `max` of them.
-    shown: Vec<Vec<u8>>,
-    pending: VecDeque<Candidate>,
-    /// A matching line too long to hold, still in progress.
-    current: Option<Candidate>,
+    held: Vec<Held>,
+    /// The others.
+    window: Window,
+    current: Option<Current>,
 }
 
 impl Rescuer {
@@ -94,33 +110,37 @@ impl Rescuer {
             assembler: LineAssembler::default(),
             head_end: None,
             before: Totals::default(),
-            pos: 0,
-            count: 0,
-            shown: Vec::new(),
-            pending: VecDeque::new(),
+            lines: LineStarts::default(),
+            candidates: 0,
+            held: Vec::new(),
+            window: Window::default(),
             current: None,
         }
     }
 
-    /// Takes the next piece of the stream; `totals` counts up to its end.
-    pub fn feed(&mut self, piece: &[u8], totals: &Totals) {
+    /// Matches lines on their first `limit` bytes.
+    #[must_use]
+    pub fn with_line_limit(self, limit: usize) -> Self {
+        Rescuer { assembler: LineAssembler::new(limit), ..self }
+    }
+
+    /// Takes the next piece of the stream: `piece` as the transforms left
+    /// it, `capped` the same lines as the cap gets them (after a line cap;
+    /// the same bytes without one). `totals` counts `capped` up to its end.
+    pub fn feed(&mut self, piece: &[u8], capped: &[u8], totals: &Totals) {
         if let (Head::Units(h), None) = (self.head, self.head_end) {
             let before = self.before.of(self.unit);
             if totals.of(self.unit) >= h {
-                self.head_end = Some(self.before.bytes + self.unit.advance(piece, h - before).0 as u64);
+                self.head_end = Some(self.before.bytes + self.unit.advance(capped, h - before).0 as u64);
             }
         }
         let mut assembler = std::mem::take(&mut self.assembler);
         let _ = assembler.feed(piece, |event| {
-            self.take(&event, totals);
+            self.take(&event, capped, totals, false);
             Ok::<(), Infallible>(())
         });
         self.assembler = assembler;
-        while self.pending.front().is_some_and(|c| self.surely_cut(c, totals)) {
-            if let Some(c) = self.pending.pop_front() {
-                self.confirm(c);
-            }
-        }
+        self.lines.pass(capped);
         self.before = *totals;
     }
 
@@ -129,55 +149,70 @@ impl Rescuer {
     pub fn finish(mut self, totals: &Totals, cut: &Cut) -> Vec<Vec<u8>> {
         let mut assembler = std::mem::take(&mut self.assembler);
         let _ = assembler.finish(|event| {
-            self.take(&event, totals);
+            self.take(&event, &[], totals, true);
             Ok::<(), Infallible>(())
         });
-        for c in std::mem::take(&mut self.pending) {
-            if cut.holds(c.number, c.start, c.end) {
-                self.confirm(c);
-            }
-        }
-        if self.count == 0 {
+        let shown: Vec<Vec<u8>> =
+            self.held.into_iter().filter(|h| cut.holds(h.number, h.start, h.end)).map(|h| h.text).collect();
+        let last = match self.tail {
+            Tail::None => u64::MAX,
+            Tail::Lines(_) => cut.before_line.map_or(u64::MAX, |n| n.saturating_sub(1)),
+            Tail::Bytes(_) => cut.before_byte.unwrap_or(u64::MAX),
+        };
+        let count = shown.len() as u64 + self.window.count_to(last);
+        if count == 0 {
             return Vec::new();
         }
-        let header = notice::rescued_header(&self.pattern, self.count, self.shown.len() as u64);
-        std::iter::once(header.into_bytes()).chain(self.shown).collect()
+        let header = notice::rescued_header(&self.pattern, count, shown.len() as u64);
+        std::iter::once(header.into_bytes()).chain(shown).collect()
     }
 
-    fn take(&mut self, event: &Event, totals: &Totals) {
-        let start = self.pos;
+    /// Takes one line event; `capped` is the current piece of the capped
+    /// stream, `at_end` says the input is over.
+    fn take(&mut self, event: &Event, capped: &[u8], totals: &Totals, at_end: bool) {
         let (bytes, ends) = match *event {
             Event::Line { number, bytes, whole } => {
                 let body = if whole { matcher::content(bytes) } else { bytes };
-                if self.matcher.is_match(body) && self.after_head(number, start) {
-                    let wants_text = (self.shown.len() + self.pending.len()) < self.max as usize;
-                    let text = wants_text.then(|| notice::rescued_prefix(number).into_bytes());
-                    self.current = Some(Candidate { number, start, end: 0, text });
+                if self.matcher.is_match(body) {
+                    let start = self.lines.start_of(number, capped);
+                    if self.after_head(number, start) {
+                        let text =
+                            (self.candidates < self.max).then(|| notice::rescued_prefix(number).into_bytes());
+                        self.candidates += 1;
+                        self.current = Some(Current { number, start, text });
+                    }
                 }
                 (bytes, whole)
             }
             Event::Rest { bytes, ends } => (bytes, ends),
         };
-        self.pos += bytes.len() as u64;
-        if let Some(Candidate { text: Some(text), .. }) = &mut self.current {
+        let Some(current) = &mut self.current else { return };
+        if let Some(text) = &mut current.text {
             // Enough to tell whether the line is longer than the width.
             let room =
                 usize::try_from(self.unit.max_bytes(self.width)).unwrap_or(usize::MAX).saturating_add(24);
-            let more = if ends { matcher::content(bytes) } else { bytes };
-            text.extend_from_slice(&more[..more.len().min(room.saturating_sub(text.len()))]);
+            text.extend_from_slice(&bytes[..bytes.len().min(room.saturating_sub(text.len()))]);
         }
-        if ends && let Some(mut c) = self.current.take() {
-            c.end = self.pos;
-            if let Some(text) = &mut c.text {
-                let prefix = notice::rescued_prefix(c.number).len();
-                *text = shape(&text[..], prefix, self.width, self.unit);
-            }
-            if self.pending.is_empty() && self.surely_cut(&c, totals) {
-                self.confirm(c);
-            } else {
-                self.pending.push_back(c);
-            }
+        if !ends {
+            return;
         }
+        let Some(Current { number, start, text }) = self.current.take() else { return };
+        let end = if at_end { totals.bytes } else { self.lines.start_of(number + 1, capped) };
+        if let Some(mut text) = text {
+            // The ending may have come in pieces; past the room it does not
+            // matter, the line is longer than the width.
+            text.truncate(matcher::content(&text).len());
+            let prefix = notice::rescued_prefix(number).len();
+            let text = shape(&text, prefix, self.width, self.unit);
+            self.held.push(Held { number, start, end, text });
+            return;
+        }
+        let (position, span, frontier) = match self.tail {
+            Tail::None => return self.window.dropped += 1,
+            Tail::Lines(t) => (number, t, totals.lines),
+            Tail::Bytes(span) => (end, span, totals.bytes),
+        };
+        self.window.insert(position, frontier.checked_sub(span).map_or(0, |p| p + 1));
     }
 
     fn after_head(&self, number: u64, start: u64) -> bool {
@@ -187,23 +222,96 @@ impl Rescuer {
             Head::Units(_) => self.head_end.is_some_and(|end| start >= end),
         }
     }
+}
 
-    /// Whether a finished candidate lies before any tail the cap can keep.
-    fn surely_cut(&self, c: &Candidate, totals: &Totals) -> bool {
-        match self.tail {
-            Tail::None => true,
-            Tail::Lines(t) => c.number.saturating_add(t) <= totals.lines,
-            Tail::Bytes(span) => c.end.saturating_add(span) <= totals.bytes,
+/// Finds where lines start in the capped stream, moving forward only.
+#[derive(Debug)]
+struct LineStarts {
+    /// Offset in the stream of the current piece.
+    base: u64,
+    /// Bytes of the current piece already passed.
+    cursor: usize,
+    /// The line that starts at or contains the cursor, and its start.
+    line: u64,
+    start: u64,
+}
+
+impl Default for LineStarts {
+    fn default() -> Self {
+        LineStarts { base: 0, cursor: 0, line: 1, start: 0 }
+    }
+}
+
+impl LineStarts {
+    /// Where line `number` starts; it must start before the end of `piece`
+    /// (the current piece), and not before the last line asked for.
+    fn start_of(&mut self, number: u64, piece: &[u8]) -> u64 {
+        if number > self.line {
+            let skip = usize::try_from(number - self.line - 1).unwrap_or(usize::MAX);
+            if let Some(i) = memchr_iter(b'\n', &piece[self.cursor..]).nth(skip) {
+                self.cursor += i + 1;
+                self.line = number;
+                self.start = self.base + self.cursor as u64;
+            }
         }
+        self.start
     }
 
-    fn confirm(&mut self, c: Candidate) {
-        self.count += 1;
-        if let Some(text) = c.text
-            && (self.shown.len() as u64) < self.max
-        {
-            self.shown.push(text);
+    /// Moves past the rest of `piece`, the current piece.
+    fn pass(&mut self, piece: &[u8]) {
+        let rest = &piece[self.cursor..];
+        if let Some(last) = memrchr(b'\n', rest) {
+            self.line += bytecount::count(rest, b'\n') as u64;
+            self.start = self.base + (self.cursor + last + 1) as u64;
         }
+        self.base += piece.len() as u64;
+        self.cursor = 0;
+    }
+}
+
+/// Positions (line numbers or end offsets) of matching lines that may lie
+/// in a tail, one bit each, from the oldest that may still be in it. Older
+/// ones are surely cut and only counted, so it spans at most the tail.
+#[derive(Debug, Default)]
+struct Window {
+    /// The position of the first bit of `words`, a multiple of 64.
+    base: u64,
+    words: VecDeque<u64>,
+    /// Positions counted and dropped.
+    dropped: u64,
+}
+
+impl Window {
+    /// Adds `position`, no lower than any before it; positions below
+    /// `cut_below` are surely cut.
+    fn insert(&mut self, position: u64, cut_below: u64) {
+        while self.words.front().is_some() && self.base.saturating_add(64) <= cut_below {
+            self.dropped += u64::from(self.words.pop_front().unwrap_or(0).count_ones());
+            self.base += 64;
+        }
+        if self.words.is_empty() {
+            self.base = position & !63;
+        }
+        let index = usize::try_from((position - self.base) / 64).unwrap_or(usize::MAX);
+        while self.words.len() <= index {
+            self.words.push_back(0);
+        }
+        self.words[index] |= 1 << ((position - self.base) % 64);
+    }
+
+    /// The positions up to `last`.
+    fn count_to(&self, last: u64) -> u64 {
+        let mut count = self.dropped;
+        for (i, &word) in self.words.iter().enumerate() {
+            let from = self.base + 64 * i as u64;
+            if from > last {
+                break;
+            }
+            let bits = last - from;
+            let mask = if bits >= 63 { u64::MAX } else { (1 << (bits + 1)) - 1 };
+            count += u64::from((word & mask).count_ones());
+        }
+        count
     }
 }
 
@@ -215,4 +323,49 @@ fn shape(line: &[u8], prefix: usize, width: u64, unit: Unit) -> Vec<u8> {
     let _ = shaper.piece(0, &line[prefix..], &mut out);
     let _ = shaper.finish(&mut out);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::count::Need;
+
+    /// Feeds `lines` empty lines in pieces of 64 KiB; returns the rescuer
+    /// and the totals.
+    fn feed_empty_lines(tail: Tail, lines: usize) -> (Rescuer, Totals) {
+        let matcher = Matcher::new("^", false).expect("valid");
+        let mut rescuer = Rescuer::new(matcher, "^".into(), 2, 10, Unit::Chars, Head::None, tail);
+        let piece = vec![b'\n'; 1 << 16];
+        let mut totals = Totals::default();
+        let mut left = lines;
+        let mut widest = 0;
+        while left > 0 {
+            let piece = &piece[..left.min(piece.len())];
+            totals.add(piece, Need::ALL);
+            rescuer.feed(piece, piece, &totals);
+            widest = widest.max(rescuer.window.words.len());
+            left -= piece.len();
+        }
+        assert!(rescuer.held.len() <= 2);
+        let span = match tail {
+            Tail::Lines(n) | Tail::Bytes(n) => n,
+            Tail::None => 0,
+        };
+        assert!(widest as u64 <= span / 64 + 2, "{widest} words for a tail of {span}");
+        (rescuer, totals)
+    }
+
+    #[test]
+    fn a_tail_window_holds_one_bit_per_position_of_the_tail() {
+        let (rescuer, totals) = feed_empty_lines(Tail::Bytes(1000), 1_000_000);
+        let cut = Cut { before_byte: Some(totals.bytes - 600), ..Cut::default() };
+        let lines = rescuer.finish(&totals, &cut);
+        assert_eq!(lines[0], b"... (cut lines matching ^: 999400, showing first 2)");
+        assert_eq!(&lines[1..], [b"1:".to_vec(), b"2:".to_vec()]);
+
+        let (rescuer, totals) = feed_empty_lines(Tail::Lines(300), 1_000_000);
+        let cut = Cut { before_line: Some(totals.lines() - 300 + 1), ..Cut::default() };
+        let lines = rescuer.finish(&totals, &cut);
+        assert_eq!(lines[0], b"... (cut lines matching ^: 999700, showing first 2)");
+    }
 }

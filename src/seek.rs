@@ -3,7 +3,7 @@
 
 use std::fs::File;
 use std::io::{self, Seek, SeekFrom};
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, MetadataExt};
 
 use memchr::memrchr_iter;
 
@@ -32,12 +32,17 @@ pub fn needs_only_the_end(config: &Config) -> bool {
 /// file's offset forward to the start of the part the cap can keep, with
 /// a unit or a `\n` more so the cap still sees that something was cut.
 /// The output is the same; the time no longer grows with the file.
+///
+/// A file no larger than its block size is read as a pipe, as GNU `tail`
+/// does: files of `/proc` and `/sys` report a size of 0 or one page
+/// whatever they hold, and reading a small file whole costs nothing.
 pub fn skip_to_tail(file: &mut File, config: &Config) -> io::Result<()> {
-    if !needs_only_the_end(config) || !file.metadata()?.is_file() {
+    let metadata = file.metadata()?;
+    if !needs_only_the_end(config) || !metadata.is_file() || metadata.len() <= metadata.blksize() {
         return Ok(());
     }
     let start = file.stream_position()?;
-    let end = file.metadata()?.len();
+    let end = metadata.len();
     let target = match config.cap {
         // One unit more than the cap can take, so the cut shows.
         CapSpec::TailChars(n) => end.saturating_sub(config.unit.max_bytes(n).saturating_add(4)),

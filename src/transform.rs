@@ -7,12 +7,9 @@ use memchr::{memchr, memchr2};
 
 use crate::caps::LineShaper;
 use crate::count::Unit;
-use crate::utf8;
 
 /// The longest stretch of a line `--collapse-cr` holds while it waits to
-/// see whether a `\r` erases it. Longer stretches are passed on, so memory
-/// stays bounded on a huge line; a later `\r` then erases only what
-/// followed them.
+/// see whether a `\r` erases it (see [`CollapseCr`]).
 pub const COLLAPSE_LIMIT: usize = 64 * 1024;
 
 /// The transforms in force, in the order they apply.
@@ -20,103 +17,80 @@ pub const COLLAPSE_LIMIT: usize = 64 * 1024;
 pub struct Transforms {
     strip: Option<StripAnsi>,
     collapse: Option<CollapseCr>,
-    line_cap: Option<LineCap>,
     stripped: Vec<u8>,
-    collapsed: Vec<u8>,
 }
 
 impl Transforms {
-    /// The transforms that `strip_ansi` and `collapse_cr` ask for, and the
-    /// per-line cap `line_cap` (width and unit) of a character cap.
-    pub fn new(strip_ansi: bool, collapse_cr: bool, line_cap: Option<(u64, Unit)>) -> Self {
+    /// The transforms that `strip_ansi` and `collapse_cr` ask for, the
+    /// latter holding stretches of up to `collapse_limit` bytes.
+    pub fn new(strip_ansi: bool, collapse_cr: bool, collapse_limit: usize) -> Self {
         Transforms {
             strip: strip_ansi.then(StripAnsi::default),
-            collapse: collapse_cr.then(CollapseCr::default),
-            line_cap: line_cap.map(|(width, unit)| LineCap::new(width, unit)),
+            collapse: collapse_cr.then(|| CollapseCr::new(collapse_limit)),
             stripped: Vec::new(),
-            collapsed: Vec::new(),
         }
     }
 
     /// Whether any transform is in force.
     pub fn any(&self) -> bool {
-        self.strip.is_some() || self.collapse.is_some() || self.line_cap.is_some()
+        self.strip.is_some() || self.collapse.is_some()
     }
 
     /// Appends the transformed `input` to `out`.
     pub fn apply(&mut self, input: &[u8], out: &mut Vec<u8>) {
-        let mut data = input;
-        if let Some(strip) = &mut self.strip {
-            self.stripped.clear();
-            strip.apply(data, &mut self.stripped);
-            data = &self.stripped;
-        }
-        if let Some(collapse) = &mut self.collapse {
-            self.collapsed.clear();
-            collapse.apply(data, &mut self.collapsed);
-            data = &self.collapsed;
-        }
-        match &mut self.line_cap {
-            Some(line_cap) => line_cap.apply(data, out),
-            None => out.extend_from_slice(data),
+        let Some(strip) = &mut self.strip else {
+            return match &mut self.collapse {
+                Some(collapse) => collapse.apply(input, out),
+                None => out.extend_from_slice(input),
+            };
+        };
+        match &mut self.collapse {
+            Some(collapse) => {
+                self.stripped.clear();
+                strip.apply(input, &mut self.stripped);
+                collapse.apply(&self.stripped, out);
+            }
+            None => strip.apply(input, out),
         }
     }
 
     /// Appends what the transforms still hold at the end of the input.
     pub fn finish(&mut self, out: &mut Vec<u8>) {
-        self.collapsed.clear();
         if let Some(collapse) = &mut self.collapse {
-            collapse.finish(&mut self.collapsed);
-        }
-        match &mut self.line_cap {
-            Some(line_cap) => line_cap.finish(&self.collapsed, out),
-            None => out.extend_from_slice(&self.collapsed),
+            collapse.finish(out);
         }
     }
 }
 
 /// `--max-line-chars` before a character cap: each line cut to its first
-/// W units with the marker, so the cap counts what the line cap left.
+/// W units with the marker, so the cap counts what the line cap left. It
+/// comes after `--keep`, which sees the lines without the marker.
 #[derive(Debug)]
-struct LineCap {
+pub struct LineCap {
     shaper: LineShaper,
-    /// The start of a character split by the last read, and the input
-    /// with it put back in front.
-    carry: Vec<u8>,
-    joined: Vec<u8>,
 }
 
 impl LineCap {
-    fn new(width: u64, unit: Unit) -> Self {
-        LineCap { shaper: LineShaper::new(Some(width), unit, false), carry: Vec::new(), joined: Vec::new() }
+    /// Keeps `width` units of each line.
+    pub fn new(width: u64, unit: Unit) -> Self {
+        LineCap { shaper: LineShaper::new(Some(width), unit, false) }
     }
 
-    fn apply(&mut self, input: &[u8], out: &mut Vec<u8>) {
-        self.joined.clear();
-        self.joined.append(&mut self.carry);
-        self.joined.extend_from_slice(input);
-        // The shaper counts characters, so it takes whole ones only.
-        let end = self.joined.len() - utf8::incomplete_suffix(&self.joined);
-        self.carry.extend_from_slice(&self.joined[end..]);
-        shape_lines(&mut self.shaper, &self.joined[..end], out);
+    /// Appends the lines of `input`, which begins and ends on character
+    /// boundaries, cut to the width, to `out`.
+    pub fn apply(&mut self, mut input: &[u8], out: &mut Vec<u8>) {
+        while !input.is_empty() {
+            let end = memchr(b'\n', input).map_or(input.len(), |i| i + 1);
+            // Writing to a Vec cannot fail.
+            let _ = self.shaper.piece(0, &input[..end], out);
+            input = &input[end..];
+        }
     }
 
-    fn finish(&mut self, input: &[u8], out: &mut Vec<u8>) {
-        self.apply(input, out);
-        let carry = std::mem::take(&mut self.carry);
-        shape_lines(&mut self.shaper, &carry, out);
+    /// Appends the marker of a last line without `\n` that was cut.
+    pub fn finish(&mut self, out: &mut Vec<u8>) {
         // Writing to a Vec cannot fail.
         let _ = self.shaper.finish(out);
-    }
-}
-
-/// Writes `bytes` through `shaper`, a line at a time.
-fn shape_lines(shaper: &mut LineShaper, mut bytes: &[u8], out: &mut Vec<u8>) {
-    while !bytes.is_empty() {
-        let end = memchr(b'\n', bytes).map_or(bytes.len(), |i| i + 1);
-        // Writing to a Vec cannot fail.
-        let _ = shaper.piece(0, &bytes[..end], out);
-        bytes = &bytes[end..];
     }
 }
 
@@ -201,29 +175,48 @@ impl StripAnsi {
 /// shows a progress bar; a `\r\n` ending stays. A `\r` with no text after
 /// it on its line (at the end of the input, or before another `\r` or the
 /// line's end) erases nothing, as on a terminal.
-#[derive(Debug, Default)]
+///
+/// The stretch of text since a line's start or its last `\r` is held until
+/// it is known whether a `\r` erases it, up to a limit: a longer stretch is
+/// passed on whole, so memory stays bounded on a huge line, and a `\r`
+/// after it erases only what follows it. Where a stretch passes the limit
+/// depends on its length alone, never on how reads split it.
+#[derive(Debug)]
 pub struct CollapseCr {
+    limit: usize,
     /// The line's text since its start or its last `\r`, not yet passed on.
     held: Vec<u8>,
+    /// The current stretch went past the limit: it is passed on as it comes.
+    passing: bool,
     /// The last input byte was a `\r`, its effect unknown yet.
     cr: bool,
 }
 
+impl Default for CollapseCr {
+    fn default() -> Self {
+        CollapseCr::new(COLLAPSE_LIMIT)
+    }
+}
+
 impl CollapseCr {
+    /// Holds stretches of up to `limit` bytes.
+    pub fn new(limit: usize) -> Self {
+        CollapseCr { limit, held: Vec::new(), passing: false, cr: false }
+    }
+
     /// Appends the collapsed `input` to `out`.
     pub fn apply(&mut self, mut input: &[u8], out: &mut Vec<u8>) {
         if self.cr && !input.is_empty() {
             self.cr = false;
             match input[0] {
                 b'\n' => {
-                    out.extend_from_slice(&self.held);
-                    self.held.clear();
+                    self.end_line(out);
                     out.extend_from_slice(b"\r\n");
                     input = &input[1..];
                 }
                 // Another `\r`: that one decides.
                 b'\r' => {}
-                _ => self.held.clear(),
+                _ => self.erase(),
             }
         }
         while !input.is_empty() {
@@ -231,53 +224,70 @@ impl CollapseCr {
                 self.hold(input, out);
                 return;
             };
+            let text = &input[..i];
             if input[i] == b'\n' {
-                out.extend_from_slice(&self.held);
-                self.held.clear();
+                self.end_line(out);
                 out.extend_from_slice(&input[..=i]);
                 input = &input[i + 1..];
                 continue;
             }
             match input.get(i + 1) {
                 None => {
-                    self.hold(&input[..i], out);
+                    self.hold(text, out);
                     self.cr = true;
                     return;
                 }
                 Some(b'\n') => {
-                    out.extend_from_slice(&self.held);
-                    self.held.clear();
+                    self.end_line(out);
                     out.extend_from_slice(&input[..i + 2]);
                     input = &input[i + 2..];
                 }
+                // Another `\r`: that one decides.
                 Some(b'\r') => {
-                    self.hold(&input[..i], out);
+                    self.hold(text, out);
                     input = &input[i + 1..];
                 }
                 Some(_) => {
-                    self.held.clear();
+                    // Erased, unless it takes the stretch past the limit.
+                    if self.passing || self.held.len() + text.len() > self.limit {
+                        self.hold(text, out);
+                    }
+                    self.erase();
                     input = &input[i + 1..];
                 }
             }
         }
     }
 
-    /// Holds `text`, passing on what goes past the limit.
+    /// Holds `text`, passing on the stretch once it goes past the limit.
     fn hold(&mut self, text: &[u8], out: &mut Vec<u8>) {
-        if self.held.len() + text.len() > COLLAPSE_LIMIT {
-            out.extend_from_slice(&self.held);
-            self.held.clear();
+        if self.passing {
             out.extend_from_slice(text);
+        } else if self.held.len() + text.len() > self.limit {
+            out.append(&mut self.held);
+            out.extend_from_slice(text);
+            self.passing = true;
         } else {
             self.held.extend_from_slice(text);
         }
+    }
+
+    /// A `\r` with text after it: the stretch held is erased.
+    fn erase(&mut self) {
+        self.held.clear();
+        self.passing = false;
+    }
+
+    /// The line ends: what is held stays.
+    fn end_line(&mut self, out: &mut Vec<u8>) {
+        out.append(&mut self.held);
+        self.passing = false;
     }
 
     /// Passes on what is held at the end of the input; a last `\r`, with
     /// nothing after it, erases nothing.
     pub fn finish(&mut self, out: &mut Vec<u8>) {
         self.cr = false;
-        out.extend_from_slice(&self.held);
-        self.held.clear();
+        self.end_line(out);
     }
 }

@@ -143,6 +143,28 @@ pub fn char_start_before(bytes: &[u8], end: usize) -> usize {
     }
 }
 
+/// The last character boundary at or before `at` in `bytes`, which begins
+/// on a boundary and holds the bytes after `at` that the character around
+/// it may take (three are enough).
+pub fn floor_boundary(bytes: &[u8], at: usize) -> usize {
+    if at >= bytes.len() {
+        return bytes.len();
+    }
+    if !is_continuation(bytes[at]) {
+        return at;
+    }
+    // A continuation byte belongs to the character of a lead at most three
+    // bytes before it when that lead's maximal subpart reaches it; else it
+    // is a character of its own.
+    for back in 1..=at.min(3) {
+        let p = at - back;
+        if !is_continuation(bytes[p]) {
+            return if p + char_len(&bytes[p..]) > at { p } else { at };
+        }
+    }
+    at
+}
+
 /// The byte offset where the last `n` characters of `bytes` start, and how
 /// many characters that is (`n`, or fewer when `bytes` holds fewer). `bytes`
 /// must end on a character boundary; its first four bytes need not start
@@ -201,6 +223,28 @@ mod tests {
                 assert_eq!(got, n.min(total), "{case:?} {n}");
                 assert_eq!(count_chars(&case[start..]), got, "{case:?} {n}");
                 assert_eq!(count_chars(&case[..start]) + got, total, "{case:?} {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn floor_boundaries_agree_with_from_utf8_lossy() {
+        for case in CASES {
+            let mut ends = vec![0];
+            for chunk in case.utf8_chunks() {
+                let base = ends[ends.len() - 1];
+                let mut pos = base;
+                for c in chunk.valid().chars() {
+                    pos += c.len_utf8();
+                    ends.push(pos);
+                }
+                if !chunk.invalid().is_empty() {
+                    ends.push(pos + chunk.invalid().len());
+                }
+            }
+            for at in 0..=case.len() {
+                let want = ends.iter().copied().filter(|&e| e <= at).max().unwrap_or(0);
+                assert_eq!(floor_boundary(case, at), want, "{case:?} {at}");
             }
         }
     }

@@ -93,3 +93,31 @@ fn a_tail_cap_reads_only_the_end_of_a_huge_file() {
         assert_eq!(out.stdout, want, "{args:?}");
     }
 }
+
+/// Files of `/proc` and `/sys` report a size of 0 or one page whatever they
+/// hold: a tail cap must read them as a pipe, as GNU `tail` does, not seek
+/// by their size. Both directories are part of every Linux system; where
+/// one is missing this test fails rather than pass without checking.
+#[test]
+fn kernel_files_give_the_same_output_as_a_pipe() {
+    for path in ["/sys/devices/system/cpu/online", "/proc/version"] {
+        let input = std::fs::read(path).unwrap_or_else(|e| panic!("this test needs {path}: {e}"));
+        assert!(!input.is_empty(), "{path} is empty");
+        for args in [
+            &["-c", "8"][..],
+            &["-c", "3"],
+            &["-c", "2", "--bytes"],
+            &["--tail-lines", "1"],
+            &["--tail-lines", "1", "--max-line-chars", "4"],
+        ] {
+            let want = capout_on_pipe(args, &input);
+            assert_ne!(want, b"(no output)\n", "{path}");
+            let file = std::fs::File::open(path).expect("opened");
+            assert_eq!(
+                String::from_utf8_lossy(&capout_on_file(args, file)),
+                String::from_utf8_lossy(&want),
+                "capout {args:?} < {path}"
+            );
+        }
+    }
+}

@@ -23,9 +23,17 @@ pub struct Matches {
 }
 
 impl Matches {
-    /// Keeps the first `limit` lines that `matcher` matches.
-    pub fn new(limit: u64, matcher: Matcher, shaper: LineShaper) -> Self {
-        Matches { limit, matcher, assembler: LineAssembler::default(), shaper, count: 0, matching: false }
+    /// Keeps the first `limit` lines that `matcher` matches, matched on
+    /// their first `line_limit` bytes.
+    pub fn new(limit: u64, matcher: Matcher, line_limit: usize, shaper: LineShaper) -> Self {
+        Matches {
+            limit,
+            matcher,
+            assembler: LineAssembler::new(line_limit),
+            shaper,
+            count: 0,
+            matching: false,
+        }
     }
 }
 

@@ -120,19 +120,36 @@ fn strip_ansi(input: &[u8]) -> Vec<u8> {
     out
 }
 
-/// `--collapse-cr`, the naive way: each line keeps what follows its last
-/// `\r` that has text after it.
-fn collapse_cr(input: &[u8]) -> Vec<u8> {
+/// `--collapse-cr`, the naive way: each line keeps the text after its
+/// last `\r` that has text after it. A stretch between two `\r` longer
+/// than `limit` bytes was passed on before the `\r` came: it stays.
+fn collapse_cr(input: &[u8], limit: usize) -> Vec<u8> {
     let mut out = Vec::new();
     for line in input.split_inclusive(|&b| b == b'\n') {
         let (body, ending) = split_ending(line);
         // A `\r` with nothing after it on the line erases nothing.
         let body = &body[..body.iter().rposition(|&b| b != b'\r').map_or(0, |i| i + 1)];
-        let after = body.iter().rposition(|&b| b == b'\r').map_or(body, |i| &body[i + 1..]);
-        out.extend_from_slice(after);
+        let stretches: Vec<&[u8]> = body.split(|&b| b == b'\r').filter(|s| !s.is_empty()).collect();
+        if let Some((last, erased)) = stretches.split_last() {
+            for stretch in erased.iter().filter(|s| s.len() > limit) {
+                out.extend_from_slice(stretch);
+            }
+            out.extend_from_slice(last);
+        }
         out.extend_from_slice(ending);
     }
     out
+}
+
+/// What a pattern sees of a line's content: all of it, or when it is
+/// longer than `limit` bytes its first `limit` bytes, less a character
+/// they would split.
+fn seen(content: &[u8], limit: usize) -> &[u8] {
+    if content.len() <= limit {
+        return content;
+    }
+    let end = char_ranges(content).iter().map(|&(_, end)| end).take_while(|&end| end <= limit).last();
+    &content[..end.unwrap_or(0)]
 }
 
 fn content(line: &[u8]) -> &[u8] {
@@ -168,8 +185,10 @@ pub fn model(input: &[u8], config: &Config) -> Vec<u8> {
         input = strip_ansi(&input);
     }
     if config.collapse_cr {
-        input = collapse_cr(&input);
+        input = collapse_cr(&input, config.limits.collapse_cr);
     }
+    // `--keep` sees the lines as the transforms left them.
+    let unshaped = input.clone();
     // Given with a character cap, the line cap applies first.
     if !config.cap.is_line_cap() && config.max_line.is_some() {
         let lines = input.split_inclusive(|&b| b == b'\n');
@@ -270,7 +289,8 @@ pub fn model(input: &[u8], config: &Config) -> Vec<u8> {
                 None => (0..total_lines).collect(),
                 Some(p) => {
                     let matcher = p.matcher().expect("test patterns are valid");
-                    (0..total_lines).filter(|&i| matcher.is_match(content(lines[i]))).collect()
+                    let limit = config.limits.pattern_line;
+                    (0..total_lines).filter(|&i| matcher.is_match(seen(content(lines[i]), limit))).collect()
                 }
             };
             if hits.is_empty() {
@@ -283,15 +303,18 @@ pub fn model(input: &[u8], config: &Config) -> Vec<u8> {
     };
     let mut out = with_notice(out, notice);
     if let (Some(keep), Some(cut)) = (&config.keep, cut) {
-        out = with_rescued(out, &lines, cut, keep, config);
+        let unshaped: Vec<&[u8]> = unshaped.split_inclusive(|&b| b == b'\n').collect();
+        out = with_rescued(out, &lines, &unshaped, cut, keep, config);
     }
     out
 }
 
-/// The rescued lines of `--keep` after the output.
+/// The rescued lines of `--keep` after the output: `lines` as the cap
+/// counted them, `unshaped` the same lines before a line cap.
 fn with_rescued(
     mut out: Vec<u8>,
     lines: &[&[u8]],
+    unshaped: &[&[u8]],
     cut: Region,
     keep: &capout::Keep,
     config: &Config,
@@ -302,8 +325,8 @@ fn with_rescued(
     let mut rescued = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let end = start + line.len();
-        if cut.holds(i + 1, start, end) && matcher.is_match(content(line)) {
-            let body = content(line);
+        let body = content(unshaped[i]);
+        if cut.holds(i + 1, start, end) && matcher.is_match(seen(body, config.limits.pattern_line)) {
             let body_units = units(body, config.unit);
             let mut text = format!("{}:", i + 1).into_bytes();
             if body_units.len() > width {
@@ -373,6 +396,15 @@ pub fn random_config(rng: &mut Rng) -> Config {
         collapse_cr: rng.below(3) == 0,
         keep,
         read_size: 1,
+        // Limits small enough that short inputs cross them, half the time.
+        limits: if rng.below(2) == 0 {
+            capout::engine::Limits {
+                collapse_cr: 1 + rng.below(8) as usize,
+                pattern_line: 1 + rng.below(12) as usize,
+            }
+        } else {
+            capout::engine::Limits::default()
+        },
         ..Config::default()
     }
 }
