@@ -3,15 +3,20 @@
 # binary for this host (as `node` names its platform and architecture),
 # and capout-VERSION.tgz, the launcher that runs it.
 #
-#   packaging/npm-pack.sh BINARY OUTDIR
+#   packaging/npm-pack.sh [BINARY OUTDIR]
 #
-# The platform package is made under target/packaging/npm from
-# npm/platform; its version is Cargo.toml's, and the script stops if
-# npm/capout/package.json says another.
+# With no arguments it builds target/release/capout (cargo build --release)
+# and writes the tarballs to target/npm. The platform package is made under
+# target/packaging/npm from npm/platform; its version is Cargo.toml's, and
+# the script stops if npm/capout/package.json says another.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-[[ $# == 2 ]] || { echo "usage: packaging/npm-pack.sh BINARY OUTDIR" >&2; exit 2; }
+if [[ $# == 0 ]]; then
+    cargo build --release --locked
+    set -- target/release/capout target/npm
+fi
+[[ $# == 2 ]] || { echo "usage: packaging/npm-pack.sh [BINARY OUTDIR]" >&2; exit 2; }
 binary=$1
 out=$2
 [[ -x $binary ]] || { echo "npm-pack.sh: no capout binary at $binary" >&2; exit 1; }
