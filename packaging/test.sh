@@ -10,6 +10,7 @@
 # it makes is under target/packaging. It fails if anything is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+began=$SECONDS
 
 work=target/packaging
 dist=$work/dist
@@ -90,6 +91,7 @@ echo "built in $((SECONDS - start)) s"
 wheel=$dist/capout-$version-py3-none-manylinux2014_$arch.manylinux_2_17_$arch.whl
 check "the wheel is $(basename "$wheel")" test -f "$wheel"
 # The binary inside the wheel is the one the npm package ships too.
+rm -rf "$work/wheel"
 python3 - "$wheel" "$version" "$work/wheel" <<'PY'
 import sys, zipfile
 wheel, version, to = sys.argv[1:]
@@ -188,5 +190,6 @@ for f in "$wheel" "$dist"/capout-*.tgz; do
     printf '%9d bytes  %s\n' "$(stat -c %s "$f")" "$(basename "$f")"
 done
 
+echo "packaging test: $((SECONDS - began)) s"
 echo "$passed passed, $failed failed"
 ((failed == 0))
