@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Packs the npm packages into tarballs: capout-OS-CPU-VERSION.tgz, the
+# binary for this host (as `node` names its platform and architecture),
+# and capout-VERSION.tgz, the launcher that runs it.
+#
+#   packaging/npm-pack.sh [BINARY OUTDIR]
+#
+# With no arguments it builds target/release/capout (cargo build --release)
+# and writes the tarballs to target/npm. The platform package is made under
+# target/packaging/npm from npm/platform; its version is Cargo.toml's, and
+# the script stops if npm/capout/package.json says another.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [[ $# == 0 ]]; then
+    cargo build --release --locked
+    set -- target/release/capout target/npm
+fi
+[[ $# == 2 ]] || { echo "usage: packaging/npm-pack.sh [BINARY OUTDIR]" >&2; exit 2; }
+binary=$1
+out=$2
+[[ -x $binary ]] || { echo "npm-pack.sh: no capout binary at $binary" >&2; exit 1; }
+version=$(packaging/version.sh)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+# The launcher's manifest must already name this version, for itself and
+# for every platform package it depends on.
+node - "$version" <<'JS'
+const version = process.argv[2];
+const manifest = require('./npm/capout/package.json');
+const wrong = [['capout', manifest.version], ...Object.entries(manifest.optionalDependencies)]
+  .filter(([, v]) => v !== version);
+if (wrong.length) {
+  console.error(`npm-pack.sh: npm/capout/package.json has ${wrong.map(([n, v]) => `${n} ${v}`).join(', ')}; Cargo.toml has ${version}`);
+  process.exit(1);
+}
+JS
+
+platform=$(node -p 'process.platform + "-" + process.arch')
+name=capout-$platform
+stage=target/packaging/npm/$name
+rm -rf "$stage"
+mkdir -p "$stage/bin"
+install -m 755 "$binary" "$stage/bin/capout"
+sed "s/PLATFORM/$platform/g" npm/platform/README.md > "$stage/README.md"
+node - "$name" "$version" "$stage/package.json" <<'JS'
+const [name, version, file] = process.argv.slice(2);
+const main = require('./npm/capout/package.json');
+const manifest = {
+  name,
+  version,
+  description: `The capout binary for ${process.platform}-${process.arch}`,
+  license: main.license,
+  os: [process.platform],
+  cpu: [process.arch],
+  files: ['bin/capout'],
+};
+// A binary linked against glibc does not run on musl (Alpine).
+if (process.platform === 'linux') manifest.libc = ['glibc'];
+require('fs').writeFileSync(file, JSON.stringify(manifest, null, 2) + '\n');
+JS
+
+grep -q "\"$name\"" npm/capout/package.json ||
+    { echo "npm-pack.sh: npm/capout/package.json does not list $name in optionalDependencies" >&2; exit 1; }
+(cd "$stage" && npm pack --silent --pack-destination "$out" >/dev/null)
+(cd npm/capout && npm pack --silent --pack-destination "$out" >/dev/null)
+ls "$out/$name-$version.tgz" "$out/capout-$version.tgz"

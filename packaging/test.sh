@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# The packaging test, run by .ci/run: builds the wheel (manylinux2014, one
+# release build of capout, through `pip wheel .` and pyproject.toml) and the
+# npm tarballs (from the same binary), installs each into a fresh virtual
+# environment / scratch node_modules, and runs the installed capout.
+#
+# It needs python3 (with venv), node and npm, and installs the rest from the
+# registries into target/packaging/tools (ziglang, which links for glibc
+# 2.17, and uv); maturin comes through pip's build isolation. Everything
+# it makes is under target/packaging. It fails if anything is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+began=$SECONDS
+
+work=target/packaging
+dist=$work/dist
+tools=$work/tools
+
+for tool in python3 node npm cargo; do
+    command -v "$tool" >/dev/null || { echo "packaging/test.sh: $tool is not installed" >&2; exit 1; }
+done
+
+passed=0
+failed=0
+pass() {
+    echo "ok: $1"
+    passed=$((passed + 1))
+}
+fail() {
+    echo "FAILED: $1" >&2
+    failed=$((failed + 1))
+}
+# check NAME COMMAND...: a check that passes when COMMAND succeeds.
+check() {
+    local name=$1
+    shift
+    if "$@"; then pass "$name"; else fail "$name"; fi
+}
+# run_case NAME STATUS STDOUT COMMAND...: runs COMMAND with the known input
+# on stdin; its stdout must be STDOUT exactly and its status STATUS.
+run_case() {
+    local name=$1 want_status=$2 want_out=$3 status=0
+    shift 3
+    "$@" <"$work/input.txt" >"$work/out" 2>"$work/err" || status=$?
+    if [[ $status != "$want_status" ]]; then
+        fail "$name: status $status, expected $want_status ($(head -c 300 "$work/err"))"
+    elif ! cmp -s "$work/out" <(printf '%s' "$want_out"); then
+        fail "$name: stdout differs; expected:"$'\n'"$want_out"$'\n'"got:"$'\n'"$(head -c 300 "$work/out")"
+    else
+        pass "$name"
+    fi
+}
+same_file() { cmp -s "$1" "$2"; }
+
+version=$(packaging/version.sh)
+arch=$(uname -m)
+platform=$(node -p 'process.platform + "-" + process.arch')
+mkdir -p "$work"
+printf 'line one\nline two\nline three\n' >"$work/input.txt"
+tail10=$'ine three\n... (truncated, showing last 10 chars)\n'
+
+echo "== versions: Cargo.toml says $version"
+grep -Eq '^dynamic = \["version"\]' pyproject.toml && ! grep -Eq '^version *=' pyproject.toml &&
+    pass "pyproject.toml takes its version from Cargo.toml" ||
+    fail "pyproject.toml must have dynamic = [\"version\"] and no version of its own"
+npm_versions=$(node -e '
+    const m = require("./npm/capout/package.json");
+    for (const [n, v] of [["capout", m.version], ...Object.entries(m.optionalDependencies)]) console.log(n, v);')
+while read -r name v; do
+    [[ $v == "$version" ]] && pass "npm/capout/package.json: $name $v" ||
+        fail "npm/capout/package.json: $name is $v, Cargo.toml is $version"
+done <<<"$npm_versions"
+grep -q "^\.TH CAPOUT 1 \"[^\"]*\" \"capout $version\"" man/capout.1 &&
+    pass "man/capout.1 names capout $version" || fail "man/capout.1 does not name capout $version in .TH"
+
+echo "== tools: $tools"
+[[ -x $tools/bin/python3 ]] || python3 -m venv "$tools"
+"$tools/bin/pip" install --quiet --disable-pip-version-check 'ziglang==0.17.1' 'uv==0.13.9'
+# zig itself on PATH: `python3 -m ziglang` does not import inside pip's
+# isolated build of the tools' own pip.
+mkdir -p "$tools/zig"
+ln -sf "$("$tools/bin/python3" -c 'import os, ziglang; print(os.path.dirname(ziglang.__file__))')/zig" "$tools/zig/zig"
+
+echo "== the wheel: pip wheel . (maturin, zig, manylinux2014)"
+rm -rf "$dist"
+mkdir -p "$dist"
+start=$SECONDS
+PATH=$PWD/$tools/zig:$PATH MATURIN_PEP517_ARGS="--zig --compatibility manylinux2014" \
+    "$tools/bin/pip" wheel --quiet --disable-pip-version-check --no-deps --wheel-dir "$dist" .
+echo "built in $((SECONDS - start)) s"
+wheel=$dist/capout-$version-py3-none-manylinux2014_$arch.manylinux_2_17_$arch.whl
+check "the wheel is $(basename "$wheel")" test -f "$wheel"
+# The binary inside the wheel is the one the npm package ships too.
+rm -rf "$work/wheel"
+python3 - "$wheel" "$version" "$work/wheel" <<'PY'
+import sys, zipfile
+wheel, version, to = sys.argv[1:]
+zipfile.ZipFile(wheel).extractall(to)
+PY
+data=$work/wheel/capout-$version.data
+binary=$data/scripts/capout
+chmod +x "$binary"
+check "the wheel's binary runs" test "$("$binary" --version)" = "capout $version"
+check "the wheel's binary needs no glibc newer than 2.17" python3 - "$binary" <<'PY'
+import re, sys
+found = {tuple(map(int, v)) for v in re.findall(rb"GLIBC_(\d+)\.(\d+)", open(sys.argv[1], "rb").read())}
+print("GLIBC versions named:", ", ".join("%d.%d" % v for v in sorted(found)))
+sys.exit(0 if found and max(found) <= (2, 17) else 1)
+PY
+check "the wheel carries the man page at share/man/man1/capout.1" \
+    same_file "$data/data/share/man/man1/capout.1" man/capout.1
+for f in bash-completion/completions/capout zsh/site-functions/_capout fish/vendor_completions.d/capout.fish; do
+    check "the wheel carries share/$f" same_file "$data/data/share/$f" "packaging/wheel-data/data/share/$f"
+done
+check "the committed completions are what this capout prints" packaging/completions.sh --check "$binary"
+
+echo "== pip install into a fresh venv"
+venv=$work/venv
+rm -rf "$venv"
+python3 -m venv "$venv"
+"$venv/bin/pip" install --quiet --disable-pip-version-check --no-index "$wheel"
+check "pip put capout on the venv's PATH" test "$(PATH=$venv/bin:/usr/bin:/bin capout --version)" = "capout $version"
+run_case "pip: capout -c 10" 0 "$tail10" "$venv/bin/capout" -c 10
+run_case "pip: capout -- sh -c 'exit 3'" 3 "" "$venv/bin/capout" --notice none -- sh -c 'exit 3'
+check "pip installed the man page into the venv's share/man/man1" same_file "$venv/share/man/man1/capout.1" man/capout.1
+check "pip installed the bash completion" test -s "$venv/share/bash-completion/completions/capout"
+
+echo "== uv tool install"
+uvdir=$work/uv
+rm -rf "$uvdir"
+UV_TOOL_DIR=$uvdir/tools UV_TOOL_BIN_DIR=$uvdir/bin "$tools/bin/uv" tool install --quiet --offline "$wheel"
+run_case "uv: capout -c 10" 0 "$tail10" "$uvdir/bin/capout" -c 10
+check "uv installed the man page" same_file "$uvdir/tools/capout/share/man/man1/capout.1" man/capout.1
+
+echo "== npm pack, npm install into a scratch directory, offline"
+packaging/npm-pack.sh "$binary" "$dist"
+scratch=$work/npm-scratch
+rm -rf "$scratch"
+mkdir -p "$scratch"
+cp "$dist"/capout-*.tgz "$scratch"
+echo '{ "private": true }' >"$scratch/package.json"
+(cd "$scratch" && npm install --offline --silent --no-audit --no-fund "./capout-$platform-"*.tgz ./capout-*.tgz)
+launcher=$scratch/node_modules/.bin/capout
+check "npx capout --version" test "$(cd "$scratch" && npx --offline capout --version)" = "capout $version"
+run_case "npm launcher: capout -c 10" 0 "$tail10" "$launcher" -c 10
+run_case "npx: capout -c 10" 0 "$tail10" sh -c "cd $scratch && exec npx --offline capout -c 10"
+run_case "npm launcher: capout -- sh -c 'exit 3'" 3 "" "$launcher" --notice none -- sh -c 'exit 3'
+run_case "npx: capout -- sh -c 'exit 3'" 3 "" sh -c "cd $scratch && exec npx --offline capout --notice none -- sh -c 'exit 3'"
+run_case "npm launcher: a command killed by SIGTERM gives 143" 143 "" \
+    "$launcher" --notice none -- sh -c 'kill -TERM $$'
+# The launcher dies of the signal that killed capout, and passes on one sent
+# to it. Each waits (up to 60 s) for capout to have started, not for a time.
+signal_case() {
+    python3 - "$launcher" "$@" <<'PY'
+import os, signal, subprocess, sys, time
+launcher, target, name = sys.argv[1:]
+sig = getattr(signal, name)
+p = subprocess.Popen([launcher, "-c", "10"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+deadline = time.monotonic() + 60
+children = ""
+while not children and time.monotonic() < deadline:
+    with open(f"/proc/{p.pid}/task/{p.pid}/children") as f:
+        children = f.read().split()
+    time.sleep(0.01)
+if not children:
+    sys.exit(f"capout did not start under the launcher: {children}")
+capout = int(children[0])
+os.kill(p.pid if target == "launcher" else capout, sig)
+try:
+    status = p.wait(timeout=60)
+except subprocess.TimeoutExpired:
+    p.kill()
+    sys.exit("the launcher did not end")
+# capout must be gone before its stdin is closed: killed, not ended by EOF.
+gone = not os.path.exists(f"/proc/{capout}")
+p.stdin.close()
+print(f"launcher ended with {status}, capout gone: {gone}")
+sys.exit(0 if status == -sig and gone else 1)
+PY
+}
+check "npm launcher sent SIGTERM: capout gets it, the launcher dies of it" signal_case launcher SIGTERM
+check "npm launcher sent SIGINT: capout gets it, the launcher dies of it" signal_case launcher SIGINT
+check "capout killed by SIGKILL: the launcher dies of SIGKILL" signal_case capout SIGKILL
+err=$(node npm/capout/bin/capout.js --version 2>&1 >/dev/null) && status=0 || status=$?
+check "the launcher without its platform package says so, status 1" \
+    test "$status:$err" = "1:capout: no binary for $platform: the package capout-$platform is not installed (install it beside capout, or install capout with cargo)"
+
+echo "== sizes"
+for f in "$wheel" "$dist"/capout-*.tgz; do
+    printf '%9d bytes  %s\n' "$(stat -c %s "$f")" "$(basename "$f")"
+done
+
+echo "packaging test: $((SECONDS - began)) s"
+echo "$passed passed, $failed failed"
+((failed == 0))

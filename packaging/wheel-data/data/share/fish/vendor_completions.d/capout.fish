@@ -1,0 +1,34 @@
+complete -c capout -s c -l tail-chars -d 'Keep the last N characters [default cap: 5000]' -r
+complete -c capout -s n -l head-lines -l limit -d 'Keep N lines, after --offset K lines' -r
+complete -c capout -l offset -d 'Skip K lines before --head-lines starts' -r
+complete -c capout -s m -l max-matches -d 'Keep the first N matches (lines)' -r
+complete -c capout -l head-chars -d 'Keep the first N characters (with --tail-chars: both ends)' -r
+complete -c capout -l tail-lines -d 'Keep the last N lines (with --head-lines: both ends)' -r
+complete -c capout -s e -l pattern -d 'With --max-matches: count only lines matching REGEX' -r
+complete -c capout -l max-line-chars -d 'Keep W characters of each line, 0 for all [default: 2000 with the line caps, off with the others]' -r
+complete -c capout -l keep -d 'Show the cut lines that match REGEX after the notice' -r
+complete -c capout -l keep-max -d 'With --keep: show at most K rescued lines [default: 20]' -r
+complete -c capout -l notice -d 'Where notices go [default: stdout]' -r -f -a "stdout\t''
+stderr\t''
+none\t''"
+complete -c capout -l notice-format -d 'Word the notice with TEMPLATE: {shown} {limit} {total} {omitted} {unit} {first} {last} {next_offset} {saved}' -r
+complete -c capout -l save -d 'Also write the whole input, uncut, to FILE' -r -F
+complete -c capout -l save-dir -d 'Also write the whole input to a new DIR/capout-XXXXXX.log, removed when nothing was cut' -r -F
+complete -c capout -l progress -d 'Show a live count of what was read on stderr while a cap holds its output back [default: auto]' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c capout -l timeout -d 'With a command: stop it after DURATION (30, 30s, 500ms, 2m, 1h; 0 for never) and exit 124' -r
+complete -c capout -l kill-after -d 'With --timeout: send SIGKILL this long after SIGTERM, 0 for never [default: 5s]' -r
+complete -c capout -l completions -d 'Print a completion script for SHELL and exit' -r -f -a "bash\t''
+zsh\t''
+fish\t''
+elvish\t''"
+complete -c capout -s F -l fixed-strings -d 'With --pattern: match it as a literal string'
+complete -c capout -l bytes -d 'Count bytes instead of characters'
+complete -c capout -s N -l line-numbers -d 'Number kept lines as `cat -n` does'
+complete -c capout -l strip-ansi -d 'Remove ANSI escape sequences before counting'
+complete -c capout -l collapse-cr -d 'Keep only the text after the last carriage return of each line'
+complete -c capout -l json -d 'Print one JSON object instead of text'
+complete -c capout -l stdout-only -d 'With a command: leave its stderr on capout\'s stderr instead of joining it'
+complete -c capout -s h -l help -d 'Print help'
+complete -c capout -s V -l version -d 'Print version'
