@@ -684,7 +684,7 @@ impl Performer<'_> {
         let t = &mut *self.t;
         let mut cell = Cell::BLANK;
         cell.data[0] = c;
-        overwrite(&mut t.rows[t.cy], t.cx, 1);
+        overwrite_ascii(&mut t.rows[t.cy], t.cx);
         let row = &mut t.rows[t.cy];
         row.cells[t.cx] = cell;
         row.used = true;
@@ -1196,6 +1196,28 @@ fn overwrite(row: &mut Row, x: usize, width: usize) {
             row.cells[xx] = Cell::BLANK;
             xx += 1;
         }
+    }
+}
+
+/// The same for printable ASCII, which tmux writes by another path: its
+/// walk back over padding stops before column 0, so a wide character in
+/// column 0 whose right half is overwritten keeps its left half.
+fn overwrite_ascii(row: &mut Row, x: usize) {
+    let mut xx = x;
+    while xx > 0 {
+        if !row.cells[xx].is_padding() {
+            if row.cells[xx].width > 1 {
+                row.cells[xx] = Cell::BLANK;
+            }
+            break;
+        }
+        row.cells[xx] = Cell::BLANK;
+        xx -= 1;
+    }
+    let mut xx = x + 1;
+    while xx < row.cells.len() && row.cells[xx].is_padding() {
+        row.cells[xx] = Cell::BLANK;
+        xx += 1;
     }
 }
 
