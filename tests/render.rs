@@ -14,6 +14,7 @@
 //! fail, they do not skip.
 
 use std::fmt::Write as _;
+use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -107,7 +108,7 @@ impl Tmux {
             .unwrap();
         let script = dir.path().join("replay");
         std::fs::write(&script, REPLAY).unwrap();
-        Command::new("chmod").arg("+x").arg(&script).status().unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
         let n = NEXT_SERVER.fetch_add(1, Ordering::Relaxed);
         Tmux { socket: format!("capout-render-{}-{n}", std::process::id()), dir, sessions: 0 }
     }
