@@ -19,6 +19,7 @@ pub mod notice;
 pub mod output;
 pub mod pipe;
 pub mod progress;
+pub mod render;
 pub mod rescue;
 pub mod ring;
 pub mod save;
