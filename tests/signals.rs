@@ -6,7 +6,7 @@
 
 use std::io::{Read, Write};
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -15,12 +15,9 @@ use rustix::process::{Pid, Signal, kill_process};
 
 const CAPOUT: &str = env!("CARGO_BIN_EXE_capout");
 
-/// Starts capout on a pipe, writes `input` and keeps the pipe open; once
-/// capout has printed `first` it gets `signal`. The input is written at
-/// once, so capout has read all of it by the time it prints. Returns the rest of its
-/// stdout and the signal it died of.
-fn interrupt(args: &[&str], input: &[u8], first: &str, signal: Signal) -> (String, Option<i32>) {
-    let mut child = Command::new(CAPOUT)
+/// Starts capout with its stdin and stdout on pipes.
+fn start(args: &[&str]) -> (Child, Pid) {
+    let child = Command::new(CAPOUT)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -28,6 +25,15 @@ fn interrupt(args: &[&str], input: &[u8], first: &str, signal: Signal) -> (Strin
         .spawn()
         .unwrap();
     let pid = Pid::from_raw(i32::try_from(child.id()).unwrap()).unwrap();
+    (child, pid)
+}
+
+/// Starts capout on a pipe, writes `input` and keeps the pipe open; once
+/// capout has printed `first` it gets `signal`. The input is written at
+/// once, so capout has read all of it by the time it prints. Returns the rest of its
+/// stdout and the signal it died of.
+fn interrupt(args: &[&str], input: &[u8], first: &str, signal: Signal) -> (String, Option<i32>) {
+    let (mut child, pid) = start(args);
     let (done, finished) = mpsc::channel::<()>();
     thread::spawn(move || {
         if finished.recv_timeout(Duration::from_secs(20)) == Err(mpsc::RecvTimeoutError::Timeout) {
@@ -97,14 +103,7 @@ fn pending(pid: u32, signal: Signal) -> bool {
 fn a_second_signal_ends_a_filter_blocked_on_its_output_at_once() {
     // Nobody reads capout's stdout: it blocks writing, so the first
     // signal cannot be acted on; the second ends it.
-    let mut child = Command::new(CAPOUT)
-        .args(["-n", "1000000"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let pid = Pid::from_raw(i32::try_from(child.id()).unwrap()).unwrap();
+    let (mut child, pid) = start(&["-n", "1000000"]);
     let mut stdin = child.stdin.take().unwrap();
     // More than the pipes between hold: the writer blocks once capout does.
     let writer = thread::spawn(move || {
