@@ -205,14 +205,56 @@ const CASES: &[Case] = &[
 
 #[test]
 fn every_case_holds_to_the_byte() {
-    for (name, args, input, want) in CASES {
-        let got = run(args, *input);
-        assert!(
-            got == *want,
-            "{name}: capout {args:?}\nwant: {:?}\ngot:  {:?}",
-            String::from_utf8_lossy(want),
-            String::from_utf8_lossy(&got)
-        );
+    // Every case runs, and each one that fails is reported by its name.
+    let failures: Vec<String> = CASES.iter().filter_map(failure).collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n\n{}",
+        failures.len(),
+        CASES.len(),
+        failures.join("\n")
+    );
+}
+
+/// What went wrong with a case, if anything: it must exit 0, with nothing
+/// on stderr and its expected stdout. Expected and got are shown as blocks.
+fn failure(&(name, args, input, want): &Case) -> Option<String> {
+    let out = capout().args(args).write_stdin(input).output().expect("capout runs");
+    if out.status.code() == Some(0) && out.stderr.is_empty() && out.stdout == want {
+        return None;
+    }
+    let mut report = vec![format!("=== {name}: capout {args:?}\ninput:\n{}", block(input))];
+    if out.status.code() != Some(0) {
+        report.push(format!("status: {:?}, expected Some(0)\n", out.status.code()));
+    }
+    if !out.stderr.is_empty() {
+        report.push(format!("stderr, expected empty:\n{}", block(&out.stderr)));
+    }
+    if out.stdout != want {
+        report.push(format!("expected stdout:\n{}got stdout:\n{}", block(want), block(&out.stdout)));
+    }
+    Some(report.concat())
+}
+
+/// `bytes` between two rules, one line per line: other control bytes,
+/// `\` and invalid UTF-8 escaped, and a missing final newline said.
+fn block(bytes: &[u8]) -> String {
+    let mut text = String::new();
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\n' => text.push('\n'),
+                '\\' => text.push_str("\\\\"),
+                c if c.is_control() => text.extend(c.escape_default()),
+                c => text.push(c),
+            }
+        }
+        text.extend(chunk.invalid().iter().map(|b| format!("\\x{b:02x}")));
+    }
+    if text.is_empty() || text.ends_with('\n') {
+        format!("-----\n{text}-----\n")
+    } else {
+        format!("-----\n{text}\n----- (no newline at the end)\n")
     }
 }
 

@@ -291,8 +291,8 @@ fn a_command_killed_by_a_passed_on_signal_gives_its_status() {
     drop(guard);
 }
 
-#[cfg(target_os = "linux")]
 #[test]
+#[cfg_attr(not(target_os = "linux"), ignore = "needs Linux's /proc")]
 fn a_signal_capout_was_started_ignoring_stays_ignored_for_the_command() {
     // As under nohup: SIGHUP ignored.
     let script = format!("trap '' HUP; exec '{CAPOUT}' -- grep SigIgn /proc/self/status");
@@ -316,14 +316,13 @@ fn background_processes_holding_the_output_do_not_hang_capout() {
 }
 
 /// The fields of `/proc/PID/stat` after the command name.
-#[cfg(target_os = "linux")]
 fn stat_fields(pid: u32) -> Vec<String> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
     stat.rsplit(')').next().unwrap().split_whitespace().map(String::from).collect()
 }
 
-#[cfg(target_os = "linux")]
 #[test]
+#[cfg_attr(not(target_os = "linux"), ignore = "needs Linux's /proc")]
 fn waiting_for_the_command_costs_no_cpu_time() {
     let dir = TempDir::new("no-busy-wait");
     // A timeout that falls due while capout waits out the background
@@ -374,8 +373,8 @@ fn a_closed_stdout_stops_capout_quietly_and_the_command_meets_a_closed_pipe() {
     drop(guard);
 }
 
-#[cfg(target_os = "linux")]
 #[test]
+#[cfg_attr(not(target_os = "linux"), ignore = "needs Linux's /proc")]
 fn the_command_gets_no_file_descriptors_of_capouts() {
     // Whatever the test itself passes down is in both listings.
     let list = |program: &str, args: &[&str]| {

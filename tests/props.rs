@@ -29,7 +29,15 @@ fn input() -> impl Strategy<Value = Vec<u8>> {
         1 => Just(b"\xe2\x82".to_vec()),
         1 => Just(b"\x1b[1;31m".to_vec()),
         1 => Just(b"\x1b]0;t\x07".to_vec()),
+        // Pieces of sequences: an ESC, a string left open, its ends.
+        1 => Just(b"\x1b".to_vec()),
+        1 => Just(b"\x1b]8;;".to_vec()),
+        1 => Just(b"\x1b(".to_vec()),
+        1 => Just(b"\x1b\\".to_vec()),
+        1 => Just(b"\x07".to_vec()),
         2 => Just(b"ab".to_vec()),
+        // Patterns match with regard to case.
+        1 => Just(b"AB".to_vec()),
     ];
     prop::collection::vec(atom, 0..80).prop_map(|atoms| atoms.concat())
 }

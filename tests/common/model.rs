@@ -6,8 +6,48 @@
 #![allow(clippy::match_same_arms, clippy::too_many_lines)]
 
 use capout::{CapSpec, Config, Unit};
+use regex::bytes::Regex;
 
 use super::Rng;
+
+/// Whether `cap` counts lines, so that `--max-line-chars` shapes the lines
+/// it keeps; a character cap has the line cap applied before it counts
+/// (SPEC §4).
+fn counts_lines(cap: CapSpec) -> bool {
+    match cap {
+        CapSpec::HeadLines { .. }
+        | CapSpec::TailLines(_)
+        | CapSpec::HeadTailLines(..)
+        | CapSpec::MaxMatches(_) => true,
+        CapSpec::TailChars(_) | CapSpec::HeadChars(_) | CapSpec::HeadTailChars(..) => false,
+    }
+}
+
+/// A line pattern, the naive way: a regex on bytes, or a literal looked
+/// for at every position.
+enum LinePattern {
+    Regex(Regex),
+    Literal(Vec<u8>),
+}
+
+impl LinePattern {
+    fn new(text: &str, fixed: bool) -> Self {
+        if fixed {
+            LinePattern::Literal(text.as_bytes().to_vec())
+        } else {
+            LinePattern::Regex(Regex::new(text).expect("test patterns are valid"))
+        }
+    }
+
+    fn is_match(&self, line: &[u8]) -> bool {
+        match self {
+            LinePattern::Regex(regex) => regex.is_match(line),
+            LinePattern::Literal(text) => {
+                text.is_empty() || line.windows(text.len()).any(|window| window == &text[..])
+            }
+        }
+    }
+}
 
 /// The characters of `input` as byte ranges, by std's lossy decoding.
 fn char_ranges(input: &[u8]) -> Vec<(usize, usize)> {
@@ -75,49 +115,66 @@ fn with_notice(mut out: Vec<u8>, notice: Option<String>) -> Vec<u8> {
     out
 }
 
-/// `--strip-ansi`, the naive way: one state per byte over the whole input.
-fn strip_ansi(input: &[u8]) -> Vec<u8> {
-    #[derive(PartialEq)]
-    enum S {
-        Text,
-        Esc,
-        Inter,
-        Csi,
-        Str,
-        StrEsc,
-    }
+const ESC: u8 = 0x1b;
+
+/// `--strip-ansi`, the naive way: the whole input at once, each escape
+/// sequence measured from its ESC and dropped.
+pub fn strip_ansi(input: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    let mut s = S::Text;
-    let mut i = 0;
-    while i < input.len() {
-        let b = input[i];
-        i += 1;
-        s = match (s, b) {
-            (S::Text, 0x1b) => S::Esc,
-            (S::Text, b) => {
-                out.push(b);
-                S::Text
-            }
-            (S::Esc, b'[') => S::Csi,
-            (S::Esc, b']' | b'P' | b'X' | b'^' | b'_') => S::Str,
-            (S::Esc | S::Inter, 0x20..=0x2f) => S::Inter,
-            (S::Esc | S::Inter, 0x30..=0x7e) | (S::Csi, 0x40..=0x7e) => S::Text,
-            (S::Csi, 0x20..=0x3f) => S::Csi,
-            (S::Esc | S::Inter | S::Csi, 0x1b) => S::Esc,
-            (S::Str, 0x07) | (S::StrEsc, b'\\') => S::Text,
-            (S::Str, 0x1b) => S::StrEsc,
-            (S::Str, b) if b != b'\n' => S::Str,
-            (S::StrEsc, _) => {
-                i -= 1;
-                S::Esc
-            }
-            (_, b) => {
-                out.push(b);
-                S::Text
-            }
-        };
+    let mut rest = input;
+    while let Some(esc) = rest.iter().position(|&b| b == ESC) {
+        out.extend_from_slice(&rest[..esc]);
+        rest = &rest[esc + escape_len(&rest[esc..])..];
     }
+    out.extend_from_slice(rest);
     out
+}
+
+/// The length of the escape sequence `seq` starts with (`seq[0]` is ESC),
+/// after ECMA-48:
+///
+/// - CSI, `ESC [`, parameter and intermediate bytes (0x20-0x3f), a final
+///   byte (0x40-0x7e);
+/// - a control string (OSC `ESC ]`, DCS `ESC P`, SOS `ESC X`, PM `ESC ^`,
+///   APC `ESC _`) up to BEL or ST (`ESC \`);
+/// - `ESC`, intermediate bytes (0x20-0x2f), a final byte (0x30-0x7e), as
+///   `ESC ( B` and `ESC 7`.
+///
+/// A sequence the input ends in is dropped whole. One broken by a byte it
+/// cannot hold ends before that byte, which is then read as text (or, an
+/// ESC, as the next sequence): so a newline always survives.
+fn escape_len(seq: &[u8]) -> usize {
+    let at = |i: usize| seq.get(i).copied();
+    // The end of a run of bytes in `range` from `from`.
+    let run = |from: usize, range: std::ops::RangeInclusive<u8>| {
+        from + seq.get(from..).unwrap_or_default().iter().take_while(|b| range.contains(b)).count()
+    };
+    match at(1) {
+        Some(b'[') => {
+            let end = run(2, 0x20..=0x3f);
+            end + usize::from(matches!(at(end), Some(0x40..=0x7e)))
+        }
+        Some(b']' | b'P' | b'X' | b'^' | b'_') => {
+            let mut i = 2;
+            loop {
+                match at(i) {
+                    None | Some(b'\n') => return i,
+                    Some(0x07) => return i + 1,
+                    Some(ESC) if at(i + 1) == Some(b'\\') => return i + 2,
+                    // Any other ESC starts a sequence of its own.
+                    Some(ESC) => return i,
+                    Some(_) => i += 1,
+                }
+            }
+        }
+        Some(0x20..=0x7e) => {
+            let end = run(1, 0x20..=0x2f);
+            end + usize::from(matches!(at(end), Some(0x30..=0x7e)))
+        }
+        // A lone ESC at the end, or one followed by a byte no sequence
+        // begins with.
+        _ => 1,
+    }
 }
 
 /// `--collapse-cr`, the naive way: each line keeps the text after its
@@ -190,7 +247,7 @@ pub fn model(input: &[u8], config: &Config) -> Vec<u8> {
     // `--keep` sees the lines as the transforms left them.
     let unshaped = input.clone();
     // Given with a character cap, the line cap applies first.
-    if !config.cap.is_line_cap() && config.max_line.is_some() {
+    if !counts_lines(config.cap) && config.max_line.is_some() {
         let lines = input.split_inclusive(|&b| b == b'\n');
         input = lines.enumerate().flat_map(|(i, line)| shape_line(line, i + 1, config)).collect();
     }
@@ -288,7 +345,7 @@ pub fn model(input: &[u8], config: &Config) -> Vec<u8> {
             let hits: Vec<usize> = match &config.pattern {
                 None => (0..total_lines).collect(),
                 Some(p) => {
-                    let matcher = p.matcher().expect("test patterns are valid");
+                    let matcher = LinePattern::new(&p.text, p.fixed);
                     let limit = config.limits.pattern_line;
                     (0..total_lines).filter(|&i| matcher.is_match(seen(content(lines[i]), limit))).collect()
                 }
@@ -319,7 +376,7 @@ fn with_rescued(
     keep: &capout::Keep,
     config: &Config,
 ) -> Vec<u8> {
-    let matcher = capout::Pattern { text: keep.pattern.clone(), fixed: false }.matcher().unwrap();
+    let matcher = LinePattern::new(&keep.pattern, false);
     let width = config.max_line.unwrap_or(2000) as usize;
     let mut start = 0;
     let mut rescued = Vec::new();
@@ -391,7 +448,7 @@ pub fn random_config(rng: &mut Rng) -> Config {
         pattern,
         unit: if rng.below(4) == 0 { Unit::Bytes } else { Unit::Chars },
         max_line: if rng.below(2) == 0 { Some(1 + rng.below(6)) } else { None },
-        line_numbers: cap.is_line_cap() && rng.below(3) == 0,
+        line_numbers: counts_lines(cap) && rng.below(3) == 0,
         strip_ansi: rng.below(3) == 0,
         collapse_cr: rng.below(3) == 0,
         keep,
