@@ -577,10 +577,9 @@ pub fn run(
 /// [`run`], where `end` is asked how the input ended once it is read to
 /// its end: a command's reader waits for the command there.
 ///
-/// The steps read on their own: set-up ([`Capper::with_config`]: patterns,
-/// the save file), the pass ([`pass`]), the notices in their order
-/// ([`tell`]), and, with `--json`, the end of the object
-/// ([`json::Object::end`]).
+/// The steps read on their own: set-up (`Capper::with_config`: patterns,
+/// the save file), the pass (`pass`), the notices in their order
+/// (`tell`), and, with `--json`, the end of the object (`json::Object`).
 pub fn run_with<R: Read>(
     config: &Config,
     mut input: R,
