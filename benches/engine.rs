@@ -8,8 +8,7 @@
 use std::io;
 use std::sync::LazyLock;
 
-use capout::count::Need;
-use capout::{CapSpec, Config, Totals};
+use capout::{CapSpec, Config};
 use divan::Bencher;
 use divan::counter::BytesCount;
 
@@ -44,7 +43,7 @@ impl Cap {
             Cap::HeadChars => CapSpec::HeadChars(5000),
         };
         // The line caps cut long lines by default, as the command line does.
-        let max_line = cap.is_line_cap().then_some(capout::cli::DEFAULT_MAX_LINE);
+        let max_line = cap.is_line_cap().then_some(capout::DEFAULT_MAX_LINE);
         Config { cap, max_line, ..Config::default() }
     }
 }
@@ -156,21 +155,9 @@ fn multibyte(bencher: Bencher, cap: Cap) {
 #[divan::bench(args = ["ascii", "multibyte"])]
 fn totals(bencher: Bencher, input: &str) {
     let input: &[u8] = if input == "ascii" { &ASCII } else { &MULTIBYTE };
-    bencher.counter(BytesCount::of_slice(input)).bench(|| {
-        let mut totals = Totals::default();
-        let mut rest = divan::black_box(input);
-        while !rest.is_empty() {
-            // Pieces end on a character boundary, as the engine's do.
-            let mut end = rest.len().min(capout::engine::READ_SIZE);
-            while end < rest.len() && capout::utf8::is_continuation(rest[end]) {
-                end -= 1;
-            }
-            let (piece, tail) = rest.split_at(end);
-            totals.add(piece, Need::ALL);
-            rest = tail;
-        }
-        totals
-    });
+    bencher
+        .counter(BytesCount::of_slice(input))
+        .bench(|| capout::internals::count_totals(divan::black_box(input)));
 }
 
 /// The default cap with other read sizes, since each read costs a call

@@ -7,7 +7,7 @@
 
 use std::sync::LazyLock;
 
-use capout::render::Screen;
+use capout::internals::Screen;
 use divan::Bencher;
 use divan::counter::BytesCount;
 

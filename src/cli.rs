@@ -10,12 +10,10 @@ use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, ValueEnum};
 use clap_complete::Shell;
 
-use crate::command::{CommandSpec, Timeout};
-use crate::notice::Template;
-use crate::{CapSpec, Config, Keep, NoticeTarget, Pattern, SaveTo, Unit};
+use capout::{CapSpec, CommandSpec, Config, Keep, NoticeTarget, Pattern, SaveTo, Template, Timeout, Unit};
 
 /// The per-line cap of the line caps when `--max-line-chars` is not given.
-pub const DEFAULT_MAX_LINE: u64 = 2000;
+pub use capout::DEFAULT_MAX_LINE;
 /// The cap when none is given: `--tail-chars 5000`.
 pub const DEFAULT_TAIL_CHARS: u64 = 5000;
 /// Rescued lines shown at most when `--keep-max` is not given.
@@ -324,14 +322,13 @@ impl Args {
             ));
         }
         let pattern = self.pattern.map(|text| Pattern { text, fixed: self.fixed_strings });
-        if let Some(Err(e)) = pattern.as_ref().map(Pattern::matcher) {
-            return Err(invalid("--pattern", &e));
+        if let Some(Err(e)) = pattern.as_ref().map(Pattern::check) {
+            return Err(invalid("--pattern", &e.to_string()));
         }
         let keep = self.keep.map(|pattern| Keep { pattern, max: self.keep_max.unwrap_or(DEFAULT_KEEP_MAX) });
-        if let Some(Err(e)) =
-            keep.as_ref().map(|k| Pattern { text: k.pattern.clone(), fixed: false }.matcher())
+        if let Some(Err(e)) = keep.as_ref().map(|k| Pattern { text: k.pattern.clone(), fixed: false }.check())
         {
-            return Err(invalid("--keep", &e));
+            return Err(invalid("--keep", &e.to_string()));
         }
         let max_line = match self.max_line_chars {
             Some(0) => None,

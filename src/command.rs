@@ -29,7 +29,7 @@ use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::process::{Pid, Signal, kill_process_group};
 
 use crate::signals::Signals;
-use crate::{Config, Ending, Error as RunError, Report};
+use capout::{CommandSpec, Config, Ending, Error as RunError, Report, StartError, Timeout};
 
 /// How long capout waits on an empty pipe, once the command has exited,
 /// for background processes that still hold its output open.
@@ -41,31 +41,6 @@ pub const TIMED_OUT: u8 = 124;
 pub const NOT_EXECUTABLE: u8 = 126;
 /// The exit status when the command was not found.
 pub const NOT_FOUND: u8 = 127;
-
-/// A command to run, and the options that go with one.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CommandSpec {
-    /// The program, found in `PATH` when its name has no `/`.
-    pub program: OsString,
-    /// Its arguments.
-    pub args: Vec<OsString>,
-    /// `--timeout`, when it is set and not zero.
-    pub timeout: Option<Timeout>,
-    /// `--stdout-only`: leave the command's stderr on capout's stderr.
-    pub stdout_only: bool,
-}
-
-/// `--timeout` and `--kill-after`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Timeout {
-    /// How long the command may run before it gets SIGTERM.
-    pub after: Duration,
-    /// `--timeout` as the user gave it, with `s` added when it has no
-    /// unit: the timeout notice names it so.
-    pub label: String,
-    /// How long after SIGTERM it gets SIGKILL; `None` for never.
-    pub kill_after: Option<Duration>,
-}
 
 /// How the command ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -174,7 +149,7 @@ pub fn run(config: &Config, out: &mut dyn io::Write, err: &mut dyn io::Write) ->
     let timeout = spec.timeout.as_ref();
     let mut launch = Launch::Pending(spec);
     // A failed wait here fails again below, where it can be told.
-    let ran = crate::run_with(config, &mut launch, out, err, |launch| match launch {
+    let ran = capout::run_with(config, &mut launch, out, err, |launch| match launch {
         Launch::Running(reader) => reader.wait().map(|status| status.ending(timeout)).unwrap_or_default(),
         Launch::Pending(_) | Launch::Failed => Ending::default(),
     });
@@ -194,7 +169,10 @@ pub fn run(config: &Config, out: &mut dyn io::Write, err: &mut dyn io::Write) ->
         Err(RunError::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
             Ok(Finished { ending, report: None })
         }
-        Err(RunError::Command(e)) => Err(*e),
+        Err(RunError::Start(e)) => match e.source.downcast::<Error>() {
+            Ok(e) => Err(*e),
+            Err(source) => Err(Error::Run(RunError::Start(StartError { source, ..e }))),
+        },
         Err(e) => Err(Error::Run(e)),
     }
 }
@@ -217,7 +195,7 @@ impl Read for Launch<'_> {
                 Ok(reader) => *self = Launch::Running(reader),
                 Err(e) => {
                     *self = Launch::Failed;
-                    return Err(io::Error::other(e));
+                    return Err(io::Error::other(StartError { status: e.exit_code(), source: Box::new(e) }));
                 }
             }
         }

@@ -58,7 +58,7 @@ impl Unit {
 /// nothing); lines and characters only when something will read them, so
 /// a plain `--tail-chars` touches each byte only to copy it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Need {
+pub(crate) struct Need {
     /// Count lines.
     pub lines: bool,
     /// Count characters.
@@ -67,47 +67,70 @@ pub struct Need {
 
 impl Need {
     /// Every total.
-    pub const ALL: Need = Need { lines: true, chars: true };
+    pub(crate) const ALL: Need = Need { lines: true, chars: true };
 }
 
 /// Running totals of everything the caps were fed.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+///
+/// Bytes are always counted; characters and lines only when something
+/// reads them, and a total that was not counted reads as `None`, never
+/// as a silent 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Totals {
-    /// Bytes.
-    pub bytes: u64,
-    /// Characters; counted only when [`Need::chars`] says so.
-    pub chars: u64,
-    /// `\n` bytes; counted only when [`Need::lines`] says so.
-    pub lines: u64,
+    bytes: u64,
+    chars: u64,
+    /// `\n` bytes.
+    newlines: u64,
     /// Whether the last byte counted was a `\n`.
     ends_with_newline: bool,
+    need: Need,
 }
 
 impl Totals {
+    /// Nothing counted yet; `need` says which totals are.
+    pub(crate) fn new(need: Need) -> Self {
+        Totals { bytes: 0, chars: 0, newlines: 0, ends_with_newline: false, need }
+    }
+
     /// Counts one piece of the stream, which begins on a character
-    /// boundary: bytes, and the lines and characters that `need` asks for.
-    pub fn add(&mut self, piece: &[u8], need: Need) {
+    /// boundary.
+    pub(crate) fn add(&mut self, piece: &[u8]) {
         let Some(&last) = piece.last() else { return };
         self.bytes += piece.len() as u64;
-        if need.lines {
-            self.lines += bytecount::count(piece, b'\n') as u64;
+        if self.need.lines {
+            self.newlines += bytecount::count(piece, b'\n') as u64;
         }
-        if need.chars {
+        if self.need.chars {
             self.chars += utf8::count_chars(piece);
         }
         self.ends_with_newline = last == b'\n';
     }
 
-    /// Lines, counting a last line that has no `\n`.
-    pub fn lines(&self) -> u64 {
-        self.lines + u64::from(self.bytes > 0 && !self.ends_with_newline)
+    /// Bytes.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
     }
 
-    /// The total in `unit`.
-    pub fn of(&self, unit: Unit) -> u64 {
+    /// Characters (invalid UTF-8 counted as U+FFFD), when counted.
+    pub fn chars(&self) -> Option<u64> {
+        self.need.chars.then_some(self.chars)
+    }
+
+    /// Lines, counting a last line that has no `\n`, when counted.
+    pub fn lines(&self) -> Option<u64> {
+        self.need.lines.then(|| self.newlines + u64::from(self.bytes > 0 && !self.ends_with_newline))
+    }
+
+    /// `\n` bytes, when lines are counted.
+    pub(crate) fn newlines(&self) -> Option<u64> {
+        self.need.lines.then_some(self.newlines)
+    }
+
+    /// The total in `unit`, when counted.
+    pub fn of(&self, unit: Unit) -> Option<u64> {
         match unit {
-            Unit::Chars => self.chars,
-            Unit::Bytes => self.bytes,
+            Unit::Chars => self.chars(),
+            Unit::Bytes => Some(self.bytes),
         }
     }
 }
@@ -119,16 +142,19 @@ mod tests {
     #[test]
     fn counts_lines_like_the_spec() {
         for (input, lines) in [("", 0), ("a", 1), ("a\n", 1), ("a\nb", 2), ("\n\n", 2), ("a\r\n", 1)] {
-            let mut t = Totals::default();
-            t.add(input.as_bytes(), Need::ALL);
-            assert_eq!(t.lines(), lines, "{input:?}");
+            let mut t = Totals::new(Need::ALL);
+            t.add(input.as_bytes());
+            assert_eq!(t.lines(), Some(lines), "{input:?}");
         }
     }
 
     #[test]
     fn counts_chars_of_invalid_input() {
-        let mut t = Totals::default();
-        t.add(b"\xe2\x82\xac\x80 \xc0\x80\n", Need::ALL);
-        assert_eq!((t.bytes, t.chars, t.lines()), (8, 6, 1));
+        let mut t = Totals::new(Need::ALL);
+        t.add(b"\xe2\x82\xac\x80 \xc0\x80\n");
+        assert_eq!((t.bytes(), t.chars(), t.lines()), (8, Some(6), Some(1)));
+        let mut t = Totals::new(Need { lines: false, chars: false });
+        t.add(b"a\n");
+        assert_eq!((t.bytes(), t.chars(), t.lines()), (2, None, None));
     }
 }

@@ -7,54 +7,125 @@
 //! ends it with the `error` field set, so a harness that parses stdout
 //! never meets half an object.
 
+use std::io::{self, Write};
+
 use serde_json::{Map, Value, json};
 
-use crate::{CapSpec, Config, Report};
+use crate::{Config, Error, Limit, Report, utf8};
 
 /// What the object starts with: the `output` field, up to its text.
-pub const START: &[u8] = b"{\"output\":\"";
+const START: &[u8] = b"{\"output\":\"";
 
 /// `text` escaped for the inside of a JSON string.
-pub fn escape(text: &str) -> String {
+fn escape(text: &str) -> String {
     let quoted = Value::String(text.to_owned()).to_string();
     quoted[1..quoted.len() - 1].to_owned()
 }
 
+/// The object, written as the run goes: the kept output goes out escaped
+/// into its `output` string, with the start of a character split between
+/// two writes held back. The object is started by the first write, so
+/// that a run that fails before it has written nothing that cannot be
+/// completed.
+pub(crate) struct Object<'a> {
+    out: &'a mut dyn Write,
+    started: bool,
+    held: Vec<u8>,
+}
+
+impl<'a> Object<'a> {
+    pub(crate) fn new(out: &'a mut dyn Write) -> Self {
+        Object { out, started: false, held: Vec::new() }
+    }
+
+    fn start(&mut self) -> io::Result<()> {
+        if !self.started {
+            self.out.write_all(START)?;
+            self.started = true;
+        }
+        Ok(())
+    }
+
+    /// Ends the object: with the report's fields, or with the error that
+    /// stopped the run, which is returned too.
+    pub(crate) fn end(
+        mut self,
+        config: &Config,
+        ran: Result<Report, Error>,
+        err: &mut dyn Write,
+    ) -> Result<Report, Error> {
+        let flushed = self.finish_output().and_then(|()| err.flush());
+        let end = match &ran {
+            Ok(report) => End {
+                report: Some(report),
+                exit_code: report.ending.exit_code,
+                error: report.save_error.as_ref().map(ToString::to_string),
+            },
+            Err(e) => End { report: None, exit_code: i32::from(e.exit_code()), error: Some(e.to_string()) },
+        };
+        let out = self.out;
+        let written =
+            flushed.and_then(|()| writeln!(out, "{}", fields(config, &end))).and_then(|()| out.flush());
+        // The error that stopped the run comes first; writing the object
+        // may well fail the same way after it.
+        ran.and_then(|report| written.map(|()| report).map_err(Error::Write))
+    }
+
+    /// The end of `output`: a character cut off at the very end is one
+    /// U+FFFD.
+    fn finish_output(&mut self) -> io::Result<()> {
+        self.start()?;
+        self.out.write_all(escape(&String::from_utf8_lossy(&self.held)).as_bytes())?;
+        self.held.clear();
+        self.out.flush()
+    }
+}
+
+impl Write for Object<'_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.start()?;
+        self.held.extend_from_slice(bytes);
+        let whole = self.held.len() - utf8::incomplete_suffix(&self.held);
+        self.out.write_all(escape(&String::from_utf8_lossy(&self.held[..whole])).as_bytes())?;
+        self.held.drain(..whole);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
 /// How a run ended, for the fields after `output`.
-#[derive(Debug)]
-pub struct End<'a> {
+struct End<'a> {
     /// What the run did; `None` when an error stopped it before the end
     /// of its input, and the totals are not known.
-    pub report: Option<&'a Report>,
-    /// The notice lines, as plain output would print them.
-    pub notices: &'a [Vec<u8>],
+    report: Option<&'a Report>,
     /// The status capout exits with.
-    pub exit_code: i32,
+    exit_code: i32,
     /// The message of the error, when there was one.
-    pub error: Option<String>,
+    error: Option<String>,
 }
 
 /// What ends the object: the end of the `output` string, then the other
 /// fields. Invalid UTF-8 is written as U+FFFD.
-pub fn end(config: &Config, end: &End) -> String {
-    let End { report, notices, exit_code, error } = end;
-    let notice = (!notices.is_empty()).then(|| String::from_utf8_lossy(&notices.join(&b'\n')).into_owned());
-    let limit = match config.cap {
-        CapSpec::TailChars(n)
-        | CapSpec::HeadChars(n)
-        | CapSpec::HeadLines { limit: n, .. }
-        | CapSpec::TailLines(n)
-        | CapSpec::MaxMatches(n) => json!(n),
-        CapSpec::HeadTailLines(h, t) | CapSpec::HeadTailChars(h, t) => json!([h, t]),
+fn fields(config: &Config, end: &End) -> String {
+    let End { report, exit_code, error } = end;
+    let notice = report
+        .and_then(Report::notice_lines)
+        .map(|lines| String::from_utf8_lossy(&lines.join(&b'\n')).into_owned());
+    let limit = match config.cap.limit() {
+        Limit::One(n) => json!(n),
+        Limit::Pair(h, t) => json!([h, t]),
     };
     let fields = Map::from_iter([
         ("notice".to_owned(), json!(notice)),
         ("truncated".to_owned(), json!(report.is_some_and(|r| r.truncated))),
         ("cap".to_owned(), json!(config.cap.name())),
         ("limit".to_owned(), limit),
-        ("total_bytes".to_owned(), json!(report.map(|r| r.totals.bytes))),
-        ("total_chars".to_owned(), json!(report.map(|r| r.totals.chars))),
-        ("total_lines".to_owned(), json!(report.map(|r| r.totals.lines()))),
+        ("total_bytes".to_owned(), json!(report.map(|r| r.totals.bytes()))),
+        ("total_chars".to_owned(), json!(report.and_then(|r| r.totals.chars()))),
+        ("total_lines".to_owned(), json!(report.and_then(|r| r.totals.lines()))),
         ("matches".to_owned(), json!(report.and_then(|r| r.matches))),
         ("exit_code".to_owned(), json!(exit_code)),
         ("signal".to_owned(), json!(report.and_then(|r| r.ending.signal))),

@@ -1,52 +1,128 @@
-//! capout: a filter that bounds output.
+//! capout: bound output, and say what was cut.
 //!
-//! It reads its input once, keeps a bounded part of it — the first lines,
-//! the last characters, the first matches — and ends with a notice that
-//! says what was cut. Memory is sized by the cap, never by the input.
+//! capout keeps a bounded part of a stream — the first lines, the last
+//! characters, the first matches — and ends it with a notice that says
+//! what was cut. Memory is sized by the cap, never by the stream; a
+//! character is never split.
 //!
-//! The core is [`run`], generic over the input and the two output streams,
-//! so it runs the same on stdin and stdout as on bytes in a test. A command
-//! that capout runs ([`command::run`]) is one more input to it.
+//! The library is one engine, [`Capper`], fed as bytes arrive:
+//!
+//! ```
+//! use capout::{CapSpec, Capper, Options};
+//!
+//! let mut options = Options::default(); // as the CLI: --tail-chars 5000
+//! options.cap = CapSpec::TailLines(2);
+//! let mut capper = Capper::new(options)?;
+//! let mut out = Vec::new();
+//! capper.push(b"a\nb\n", &mut out)?;
+//! capper.push(b"c\n", &mut out)?;
+//! let summary = capper.finish(&mut out)?;
+//! assert_eq!(out, b"b\nc\n... (truncated, showing last 2 lines)\n");
+//! assert_eq!(summary.notice.unwrap().to_string(), "... (truncated, showing last 2 lines)");
+//! # Ok::<(), capout::Error>(())
+//! ```
+//!
+//! - [`Capper`]: `push` chunks of any size, `finish` to get the [`Summary`].
+//! - [`CapWriter`]: the same behind [`std::io::Write`], for code that
+//!   already writes.
+//! - [`Options`]: what to keep; its defaults are the `capout` command's.
+//! - [`run`]: the whole of a `capout` run over a [`Read`], with `--json`,
+//!   `--progress` and `--save`, as the binary does it, set by a [`Config`].
+//!
+//! The library installs nothing process-wide: no signal handler, no
+//! terminal handling. Those are the `capout` binary's.
 
-pub mod caps;
-pub mod cli;
-pub mod command;
-pub mod count;
-pub mod engine;
-pub mod json;
-pub mod matcher;
-pub mod notice;
-pub mod output;
-pub mod pipe;
-pub mod progress;
-pub mod render;
-pub mod rescue;
-pub mod ring;
-pub mod save;
-pub mod seek;
-pub mod signals;
-pub mod transform;
-pub mod utf8;
+#![deny(missing_docs)]
 
-use std::io::{Read, Write};
+mod capper;
+mod caps;
+mod count;
+mod json;
+mod matcher;
+mod notice;
+mod output;
+mod progress;
+mod render;
+mod rescue;
+mod ring;
+mod save;
+mod transform;
+mod utf8;
+
+use std::ffi::OsString;
+use std::io::{self, Read, Write};
 use std::path::PathBuf;
+use std::time::Duration;
 
-use caps::{
-    Cap, HeadLines, HeadTailChars, HeadTailLines, HeadUnits, LineShaper, Matches, Outcome, TailLines,
-    TailUnits,
-};
-use command::CommandSpec;
-use count::Need;
+pub use capper::{CapWriter, Capper, Summary};
 pub use count::{Totals, Unit};
-use engine::Stages;
-use matcher::Matcher;
-use notice::{Renderer, Template};
+pub use notice::{Notice, Template, TemplateError};
 pub use output::NoticeTarget;
-use output::Output;
-use progress::Progress;
-use rescue::{Head, Rescuer, Tail};
-use save::Saver;
 pub use save::{SaveError, SaveTo};
+
+use count::Need;
+use matcher::Matcher;
+use progress::Progress;
+
+/// The default read size of [`run`].
+pub const READ_SIZE: usize = 64 * 1024;
+
+/// `--max-line-chars` when a line cap is given without it (SPEC §4).
+pub const DEFAULT_MAX_LINE: u64 = 2000;
+
+/// The internal limits on how much of one line is held in memory. The
+/// output never depends on how reads split the input, also past these
+/// limits; tests shrink them to cross them with small inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The longest stretch of a line `--collapse-cr` holds while it waits
+    /// to see whether a `\r` erases it; a longer one is passed on whole.
+    pub collapse_cr: usize,
+    /// The most of one line, in bytes, that patterns (`--pattern`,
+    /// `--keep`) see; a longer line is matched on its start.
+    pub pattern_line: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { collapse_cr: transform::COLLAPSE_LIMIT, pattern_line: matcher::LINE_LIMIT }
+    }
+}
+
+/// Internals that the benches, the fuzz target and the tests reach; not
+/// part of the API, and free to change.
+#[doc(hidden)]
+pub mod internals {
+    pub use crate::matcher::{LINE_LIMIT, Matcher};
+    pub use crate::render::Screen;
+    pub use crate::transform::COLLAPSE_LIMIT;
+    pub use crate::utf8::is_continuation;
+
+    /// Every total of `input`, counted in pieces of [`READ_SIZE`](crate::READ_SIZE)
+    /// that end on a character boundary, as the engine counts them: the
+    /// floor under the whole pass, for the benches.
+    pub fn count_totals(input: &[u8]) -> crate::Totals {
+        let mut totals = crate::Totals::new(crate::count::Need::ALL);
+        let mut rest = input;
+        while !rest.is_empty() {
+            let mut end = rest.len().min(crate::READ_SIZE);
+            while end < rest.len() && is_continuation(rest[end]) {
+                end -= 1;
+            }
+            let (piece, tail) = rest.split_at(end);
+            totals.add(piece);
+            rest = tail;
+        }
+        totals
+    }
+}
+
+/// The old home of [`Limits`] and [`READ_SIZE`], kept for callers that
+/// still name it.
+#[doc(hidden)]
+pub mod engine {
+    pub use crate::{Limits, READ_SIZE};
+}
 
 /// The cap chosen on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,6 +160,18 @@ impl CapSpec {
         )
     }
 
+    /// The limit: one number, or two for a head+tail pair.
+    pub fn limit(self) -> Limit {
+        match self {
+            CapSpec::TailChars(n)
+            | CapSpec::HeadChars(n)
+            | CapSpec::HeadLines { limit: n, .. }
+            | CapSpec::TailLines(n)
+            | CapSpec::MaxMatches(n) => Limit::One(n),
+            CapSpec::HeadTailLines(h, t) | CapSpec::HeadTailChars(h, t) => Limit::Pair(h, t),
+        }
+    }
+
     /// The name of the cap in `--json`.
     pub fn name(self) -> &'static str {
         match self {
@@ -98,6 +186,15 @@ impl CapSpec {
     }
 }
 
+/// The limit of a cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// The limit of a single cap.
+    One(u64),
+    /// The head's and the tail's limits of a pair.
+    Pair(u64, u64),
+}
+
 /// A line pattern as given on the command line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pattern {
@@ -108,10 +205,48 @@ pub struct Pattern {
 }
 
 impl Pattern {
-    /// The matcher; the error says why the pattern is not valid.
-    pub fn matcher(&self) -> Result<Matcher, String> {
-        Matcher::new(&self.text, self.fixed)
+    /// A pattern to match as a regex (Rust `regex` syntax).
+    pub fn regex(text: impl Into<String>) -> Self {
+        Pattern { text: text.into(), fixed: false }
     }
+
+    /// Checks that the pattern is valid; the error says why it is not.
+    pub fn check(&self) -> Result<(), PatternError> {
+        self.compile("--pattern").map(drop)
+    }
+
+    /// The compiled pattern.
+    #[doc(hidden)]
+    pub fn matcher(&self) -> Result<Matcher, PatternError> {
+        self.compile("--pattern")
+    }
+
+    fn compile(&self, option: &'static str) -> Result<Matcher, PatternError> {
+        Matcher::new(&self.text, self.fixed).map_err(|source| PatternError {
+            option,
+            pattern: self.text.clone(),
+            source: Box::new(source),
+        })
+    }
+}
+
+impl Keep {
+    fn compile(&self) -> Result<Matcher, PatternError> {
+        Pattern::regex(self.pattern.clone()).compile("--keep")
+    }
+}
+
+/// A pattern that is not a valid regex.
+#[derive(Debug, thiserror::Error)]
+#[error("{source}")]
+pub struct PatternError {
+    /// The option that gave it: `--pattern` or `--keep`.
+    pub option: &'static str,
+    /// The pattern.
+    pub pattern: String,
+    /// What is wrong with it, and where.
+    #[source]
+    source: Box<regex::Error>,
 }
 
 /// `--keep REGEX --keep-max K`.
@@ -155,9 +290,36 @@ pub struct Config {
     /// Bytes asked of each read.
     pub read_size: usize,
     /// How much of one line is held in memory.
-    pub limits: engine::Limits,
-    /// The command to run and cap instead of reading stdin.
+    pub limits: Limits,
+    /// The command that the `capout` binary runs, whose output is its
+    /// input; [`run`] reads the input it is given, and leaves this to the
+    /// binary.
     pub command: Option<CommandSpec>,
+}
+
+/// A command to run, and the options that go with one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandSpec {
+    /// The program, found in `PATH` when its name has no `/`.
+    pub program: OsString,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+    /// `--timeout`, when it is set and not zero.
+    pub timeout: Option<Timeout>,
+    /// `--stdout-only`: leave the command's stderr on capout's stderr.
+    pub stdout_only: bool,
+}
+
+/// `--timeout` and `--kill-after`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timeout {
+    /// How long the command may run before it gets SIGTERM.
+    pub after: Duration,
+    /// `--timeout` as the user gave it, with `s` added when it has no
+    /// unit: the timeout notice names it so.
+    pub label: String,
+    /// How long after SIGTERM it gets SIGKILL; `None` for never.
+    pub kill_after: Option<Duration>,
 }
 
 impl Default for Config {
@@ -176,8 +338,8 @@ impl Default for Config {
             json: false,
             save: None,
             progress: false,
-            read_size: engine::READ_SIZE,
-            limits: engine::Limits::default(),
+            read_size: READ_SIZE,
+            limits: Limits::default(),
             command: None,
         }
     }
@@ -215,6 +377,8 @@ pub struct Report {
     pub truncated: bool,
     /// Matching lines, for `--max-matches`.
     pub matches: Option<u64>,
+    /// The notice of the cap, and the rescued lines.
+    pub notice: Option<Notice>,
     /// How the input ended.
     pub ending: Ending,
     /// The file the whole input was saved to and left behind.
@@ -224,23 +388,42 @@ pub struct Report {
 }
 
 /// Why a run stopped short.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// Reading the input failed.
-    Read(std::io::Error),
+    #[error("error reading input: {0}")]
+    Read(#[source] io::Error),
     /// Writing the output failed.
-    Write(std::io::Error),
+    #[error("error writing output: {0}")]
+    Write(#[source] io::Error),
     /// The file to save the input to could not be created.
+    #[error(transparent)]
     Save(SaveError),
     /// A pattern is not a valid regex.
+    #[error("invalid value for '{}': {source}", source.option)]
     Pattern {
-        /// The option that gave it.
-        option: &'static str,
-        /// Why it is not valid.
-        message: String,
+        /// What is wrong, and where.
+        #[from]
+        source: PatternError,
     },
-    /// The command could not be started.
-    Command(Box<command::Error>),
+    /// The input could not be started: a command that could not run.
+    #[error(transparent)]
+    Start(StartError),
+}
+
+/// An input that could not be started, such as a command that was not
+/// found, with the status capout exits with for it. An input's reader
+/// returns it as the [`io::Error`] of its first read
+/// (`io::Error::other(StartError { .. })`), and [`run`] tells it as such.
+#[derive(Debug, thiserror::Error)]
+#[error("{source}")]
+pub struct StartError {
+    /// The exit status: 126 or 127 for a command, as a shell has them.
+    pub status: u8,
+    /// What went wrong.
+    #[source]
+    pub source: Box<dyn std::error::Error + Send + Sync>,
 }
 
 impl Error {
@@ -249,37 +432,132 @@ impl Error {
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Pattern { .. } => 2,
-            Error::Command(e) => e.exit_code(),
+            Error::Start(e) => e.status,
             Error::Read(_) | Error::Write(_) | Error::Save(_) => 1,
         }
     }
 
-    /// A read error that is a command's failure to start is that failure:
-    /// a command's reader starts it at the first read.
-    fn of_input(self) -> Error {
+    /// A read error that is an input's failure to start is that failure.
+    fn of_input(e: io::Error) -> Error {
+        match e.downcast::<StartError>() {
+            Ok(e) => Error::Start(e),
+            Err(e) => Error::Read(e),
+        }
+    }
+
+    /// The error as an [`io::Error`], for a [`Write`] that caps.
+    pub(crate) fn into_io(self) -> io::Error {
         match self {
-            Error::Read(e) => match e.downcast::<command::Error>() {
-                Ok(e) => Error::Command(Box::new(e)),
-                Err(e) => Error::Read(e),
-            },
-            e => e,
+            Error::Read(e) | Error::Write(e) => e,
+            e => io::Error::other(e),
         }
     }
 }
 
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Error::Read(e) => write!(f, "error reading input: {e}"),
-            Error::Write(e) => write!(f, "error writing output: {e}"),
-            Error::Save(e) => e.fmt(f),
-            Error::Pattern { option, message } => write!(f, "invalid value for '{option}': {message}"),
-            Error::Command(e) => e.fmt(f),
+/// What a [`Capper`] keeps, and how it says so. The defaults are those of
+/// the `capout` command: `--tail-chars 5000`, characters, notices after
+/// the output; `--max-line-chars 2000` with a line cap.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Options {
+    /// The cap.
+    pub cap: CapSpec,
+    /// `--pattern`, for [`CapSpec::MaxMatches`].
+    pub pattern: Option<Pattern>,
+    /// Characters or bytes.
+    pub unit: Unit,
+    /// Units kept of each line: `None` for the default (2000 with a line
+    /// cap, all with a character cap), `Some(0)` for all.
+    pub max_line_chars: Option<u64>,
+    /// Number the kept lines (with a line cap).
+    pub line_numbers: bool,
+    /// Remove ANSI escape sequences first.
+    pub strip_ansi: bool,
+    /// Keep only what follows the last `\r` of each line.
+    pub collapse_cr: bool,
+    /// Rescue cut lines that match.
+    pub keep: Option<Keep>,
+    /// Where notices go.
+    pub notice: NoticeTarget,
+    /// The wording of the cap's notice (`--notice-format`).
+    pub template: Option<Template>,
+    /// Where to save the whole stream.
+    pub save: Option<SaveTo>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            cap: CapSpec::TailChars(5000),
+            pattern: None,
+            unit: Unit::Chars,
+            max_line_chars: None,
+            line_numbers: false,
+            strip_ansi: false,
+            collapse_cr: false,
+            keep: None,
+            notice: NoticeTarget::Stdout,
+            template: None,
+            save: None,
         }
     }
 }
 
-impl std::error::Error for Error {}
+impl Options {
+    /// The defaults with `cap`.
+    pub fn new(cap: CapSpec) -> Self {
+        Options { cap, ..Options::default() }
+    }
+}
+
+impl From<Options> for Config {
+    fn from(o: Options) -> Config {
+        let max_line = match o.max_line_chars {
+            Some(0) => None,
+            Some(w) => Some(w),
+            None => o.cap.is_line_cap().then_some(DEFAULT_MAX_LINE),
+        };
+        Config {
+            cap: o.cap,
+            pattern: o.pattern,
+            unit: o.unit,
+            max_line,
+            line_numbers: o.line_numbers,
+            strip_ansi: o.strip_ansi,
+            collapse_cr: o.collapse_cr,
+            keep: o.keep,
+            notice: o.notice,
+            template: o.template,
+            save: o.save,
+            ..Config::default()
+        }
+    }
+}
+
+impl Config {
+    /// Whether something reads the totals of the whole input: `--json`,
+    /// or a template that speaks of them.
+    pub fn reads_totals(&self) -> bool {
+        self.json || self.template.as_ref().is_some_and(Template::needs_totals)
+    }
+
+    /// The totals that something will read: the notices of the caps,
+    /// `--json`, a template, the live count, the rescued lines. Decided
+    /// here only; a total not counted reads as `None`.
+    pub(crate) fn need(&self) -> Need {
+        if self.reads_totals() {
+            return Need::ALL;
+        }
+        let lines = match self.cap {
+            CapSpec::MaxMatches(_) => self.pattern.is_none(),
+            cap => cap.is_line_cap(),
+        };
+        let head_units = matches!(self.cap, CapSpec::HeadChars(_) | CapSpec::HeadTailChars(..));
+        let chars = self.unit == Unit::Chars
+            && (matches!(self.cap, CapSpec::HeadTailChars(..)) || (head_units && self.keep.is_some()));
+        Need { lines: lines || self.progress, chars }
+    }
+}
 
 /// Reads `input` to its end and writes what the cap keeps to `out`, and
 /// the notices to `out` or `err` as the config says.
@@ -298,6 +576,10 @@ pub fn run(
 
 /// [`run`], where `end` is asked how the input ended once it is read to
 /// its end: a command's reader waits for the command there.
+///
+/// The steps read on their own: set-up (`Capper::with_config`: patterns,
+/// the save file), the pass (`pass`), the notices in their order
+/// (`tell`), and, with `--json`, the end of the object (`json::Object`).
 pub fn run_with<R: Read>(
     config: &Config,
     mut input: R,
@@ -306,136 +588,123 @@ pub fn run_with<R: Read>(
     end: impl FnOnce(&mut R) -> Ending,
 ) -> Result<Report, Error> {
     // An invalid pattern is a usage error: nothing is written, no file
-    // is made.
-    let invalid = |option| move |message| Error::Pattern { option, message };
-    let matcher = config.pattern.as_ref().map(Pattern::matcher).transpose().map_err(invalid("--pattern"))?;
-    let keep = config
-        .keep
-        .as_ref()
-        .map(|k| Matcher::new(&k.pattern, false))
-        .transpose()
-        .map_err(invalid("--keep"))?;
-    // The file is made before any input is read; failing to make it fails
-    // the run before it starts, with its JSON object all the same.
-    let saver = config.save.as_ref().map(Saver::create).transpose().map_err(Error::Save);
-    let renderer = Renderer {
-        template: config.template.clone(),
-        saved: saver.as_ref().ok().and_then(Option::as_ref).map(|s| s.path().display().to_string()),
+    // is made. A save file that cannot be made fails the run before it
+    // starts, with its JSON object all the same.
+    let capper = match Capper::with_config(config) {
+        Err(e @ Error::Pattern { .. }) => return Err(e),
+        capper => capper,
     };
-    let mut output = if config.json {
-        Output::json(out, err, renderer)
+    if config.json {
+        let mut object = json::Object::new(out);
+        let ran = capper.and_then(|capper| capped(config, capper, &mut input, &mut object, err, end));
+        object.end(config, ran, err)
     } else {
-        Output::new(out, err, config.notice, renderer)
-    };
-    let ran = saver.and_then(|saver| capped(config, matcher, keep, saver, &mut input, &mut output, end));
-    finish(config, output, ran)
+        let ran = capper.and_then(|capper| capped(config, capper, &mut input, out, err, end));
+        let flushed = out.flush().and_then(|()| err.flush());
+        ran.and_then(|report| flushed.map(|()| report).map_err(Error::Write))
+    }
 }
 
 /// The run itself, once everything that makes it a usage error is ruled
-/// out.
+/// out: the pass, how the input ended, the notices.
 fn capped<R: Read>(
     config: &Config,
-    matcher: Option<Matcher>,
-    keep: Option<Matcher>,
-    saver: Option<Saver>,
+    mut capper: Capper,
     input: &mut R,
-    output: &mut Output,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
     end: impl FnOnce(&mut R) -> Ending,
 ) -> Result<Report, Error> {
-    let mut cap = build_cap(config, matcher);
-    let mut stages = Stages {
-        transforms: transform::Transforms::new(
-            config.strip_ansi,
-            config.collapse_cr,
-            config.limits.collapse_cr,
-        ),
-        line_cap: char_line_cap(config).map(|w| transform::LineCap::new(w, config.unit)),
-        rescuer: keep.and_then(|matcher| build_rescuer(config, matcher)),
-        saver,
-        progress: (config.progress && (config.json || holds_back(config.cap))).then(Progress::default),
-        need: need(config),
-        read_size: config.read_size,
-    };
-    let pass = engine::pass(cap.as_mut(), &mut *input, &mut stages, output).map_err(Error::of_input)?;
+    let summary = pass(config, &mut capper, input, out, err)?;
     let ending = end(input);
-    let truncated = matches!(pass.outcome, Outcome::Cut(..) | Outcome::Middle(_));
-    // The saved file is put in place (or given up) now that the input has
-    // ended, before a notice names it.
-    let (saved_to, save_error) = match stages.saver.take().map(|s| s.finish(truncated)) {
-        None => (None, None),
-        Some(Ok(path)) => (path, None),
-        Some(Err(e)) => {
-            output.forget_saved();
-            (None, Some(e))
+    tell(&mut capper, &summary, &ending, out, err)?;
+    // A failed save makes capout exit 1, whatever the command did.
+    let ending = if summary.save_error.is_some() { Ending { exit_code: 1, ..ending } } else { ending };
+    Ok(Report {
+        totals: summary.totals,
+        truncated: summary.truncated,
+        matches: summary.matches,
+        notice: summary.notice,
+        ending,
+        saved_to: summary.saved_to,
+        save_error: summary.save_error,
+    })
+}
+
+/// Reads `input` to its end into `capper`, with the live count on `err`
+/// when asked for, and ends the stream.
+fn pass(
+    config: &Config,
+    capper: &mut Capper,
+    input: &mut impl Read,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<Summary, Error> {
+    let mut progress = (config.progress && (config.json || holds_back(config.cap))).then(Progress::default);
+    let mut buf = vec![0; config.read_size.max(1)];
+    loop {
+        let n = read(input, &mut buf).map_err(Error::of_input)?;
+        if n == 0 {
+            break;
         }
-    };
-    let write = Error::Write;
-    match &pass.outcome {
-        Outcome::Whole | Outcome::Middle(_) => {}
-        Outcome::Nothing(line) => output.notice(line.as_bytes()).map_err(write)?,
-        Outcome::Cut(kind, facts) => {
-            let line = output.render(*kind, facts);
-            output.notice(line.as_bytes()).map_err(write)?;
+        capper.push_with(&buf[..n], out, err)?;
+        if let Some(progress) = &mut progress {
+            progress.tick(capper.totals(), err);
         }
+    }
+    if let Some(progress) = &mut progress {
+        progress.finish(err);
+    }
+    capper.close(out, err)
+}
+
+/// Writes the notices, in their order.
+fn tell(
+    capper: &mut Capper,
+    summary: &Summary,
+    ending: &Ending,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<(), Error> {
+    for line in notice_lines(summary.notice.as_ref(), ending) {
+        capper.notify(&line, out, err)?;
+    }
+    Ok(())
+}
+
+/// The notice lines of a run, in their order: the cap's, how the input
+/// ended, the rescued lines.
+fn notice_lines(notice: Option<&Notice>, ending: &Ending) -> Vec<Vec<u8>> {
+    let mut lines = Vec::new();
+    if let Some(line) = notice.and_then(Notice::cap) {
+        lines.push(line.as_bytes().to_vec());
     }
     if let Some(duration) = &ending.timed_out {
-        output.notice(notice::timed_out(duration).as_bytes()).map_err(write)?;
+        lines.push(notice::timed_out(duration).into_bytes());
     }
     if let Some(name) = ending.interrupted.and_then(signal_hook::low_level::signal_name) {
-        output.notice(notice::interrupted(name).as_bytes()).map_err(write)?;
+        lines.push(notice::interrupted(name).into_bytes());
     }
-    if let Some(rescuer) = stages.rescuer.filter(|_| truncated) {
-        for line in rescuer.finish(&pass.totals, &cap.cut(&pass.totals)) {
-            output.notice(&line).map_err(write)?;
+    lines.extend(notice.map_or(&[][..], |n| &n.rescued[..]).iter().cloned());
+    lines
+}
+
+impl Report {
+    /// Every notice line of the run, in the order they are written;
+    /// `None` when there is none.
+    pub fn notice_lines(&self) -> Option<Vec<Vec<u8>>> {
+        Some(notice_lines(self.notice.as_ref(), &self.ending)).filter(|l| !l.is_empty())
+    }
+}
+
+/// One read, retried when interrupted by a signal.
+fn read(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match input.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            result => return result,
         }
     }
-    // A failed save makes capout exit 1, whatever the command did.
-    let ending = if save_error.is_some() { Ending { exit_code: 1, ..ending } } else { ending };
-    Ok(Report { totals: pass.totals, truncated, matches: pass.matches, ending, saved_to, save_error })
-}
-
-/// Flushes the output and, with `--json`, ends the object: with the
-/// report's fields, or with the error that stopped the run.
-fn finish(config: &Config, mut output: Output, ran: Result<Report, Error>) -> Result<Report, Error> {
-    let flushed = output.finish();
-    let Some((out, notices)) = output.into_json() else {
-        return ran.and_then(|report| flushed.map(|()| report).map_err(Error::Write));
-    };
-    let end = match &ran {
-        Ok(report) => json::End {
-            report: Some(report),
-            notices: &notices,
-            exit_code: report.ending.exit_code,
-            error: report.save_error.as_ref().map(ToString::to_string),
-        },
-        Err(e) => json::End {
-            report: None,
-            notices: &notices,
-            exit_code: i32::from(e.exit_code()),
-            error: Some(e.to_string()),
-        },
-    };
-    let written =
-        flushed.and_then(|()| writeln!(out, "{}", json::end(config, &end))).and_then(|()| out.flush());
-    // The error that stopped the run comes first; writing the object may
-    // well fail the same way after it.
-    ran.and_then(|report| written.map(|()| report).map_err(Error::Write))
-}
-
-/// The totals that something will read: the notices of the caps, `--json`,
-/// a template, the live count, the rescued lines.
-fn need(config: &Config) -> Need {
-    if config.json || config.template.as_ref().is_some_and(Template::needs_totals) {
-        return Need::ALL;
-    }
-    let lines = match config.cap {
-        CapSpec::MaxMatches(_) => config.pattern.is_none(),
-        cap => cap.is_line_cap(),
-    };
-    let head_units = matches!(config.cap, CapSpec::HeadChars(_) | CapSpec::HeadTailChars(..));
-    let chars = config.unit == Unit::Chars
-        && (matches!(config.cap, CapSpec::HeadTailChars(..)) || (head_units && config.keep.is_some()));
-    Need { lines: lines || config.progress, chars }
 }
 
 /// Whether the cap writes its output only at the end, so a live count
@@ -448,46 +717,4 @@ fn holds_back(cap: CapSpec) -> bool {
             | CapSpec::HeadTailLines(..)
             | CapSpec::HeadTailChars(..)
     )
-}
-
-fn build_cap(config: &Config, matcher: Option<Matcher>) -> Box<dyn Cap> {
-    let shaper = || LineShaper::new(config.max_line, config.unit, config.line_numbers);
-    match config.cap {
-        CapSpec::TailChars(n) => Box::new(TailUnits::new(n, config.unit)),
-        CapSpec::HeadChars(n) => Box::new(HeadUnits::new(n, config.unit)),
-        CapSpec::HeadLines { limit, offset } => Box::new(HeadLines::new(limit, offset, shaper())),
-        CapSpec::TailLines(n) => Box::new(TailLines::new(n, shaper())),
-        CapSpec::MaxMatches(n) => match matcher {
-            Some(matcher) => Box::new(Matches::new(n, matcher, config.limits.pattern_line, shaper())),
-            None => Box::new(HeadLines::matches(n, shaper())),
-        },
-        CapSpec::HeadTailLines(h, t) => Box::new(HeadTailLines::new(
-            HeadLines::new(h, 0, shaper()),
-            TailLines::from_line(t, h.saturating_add(1), shaper()),
-        )),
-        CapSpec::HeadTailChars(h, t) => Box::new(HeadTailChars::new(h, t, config.unit)),
-    }
-}
-
-/// The width of `--max-line-chars` given with a character cap, which
-/// applies before the cap counts.
-fn char_line_cap(config: &Config) -> Option<u64> {
-    config.max_line.filter(|_| !config.cap.is_line_cap())
-}
-
-fn build_rescuer(config: &Config, matcher: Matcher) -> Option<Rescuer> {
-    let keep = config.keep.as_ref()?;
-    let tail_bytes = |n| config.unit.max_bytes(n).saturating_add(4);
-    let (head, tail) = match config.cap {
-        CapSpec::TailChars(n) => (Head::None, Tail::Bytes(tail_bytes(n))),
-        CapSpec::HeadChars(n) => (Head::Units(n), Tail::None),
-        CapSpec::HeadLines { limit, offset } => (Head::Lines(offset.saturating_add(limit)), Tail::None),
-        CapSpec::TailLines(n) => (Head::None, Tail::Lines(n)),
-        CapSpec::MaxMatches(_) => return None,
-        CapSpec::HeadTailLines(h, t) => (Head::Lines(h), Tail::Lines(t)),
-        CapSpec::HeadTailChars(h, t) => (Head::Units(h), Tail::Bytes(tail_bytes(t))),
-    };
-    let width = config.max_line.unwrap_or(cli::DEFAULT_MAX_LINE);
-    let rescuer = Rescuer::new(matcher, keep.pattern.clone(), keep.max, width, config.unit, head, tail);
-    Some(rescuer.with_line_limit(config.limits.pattern_line))
 }

@@ -7,9 +7,15 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use capout::cli::{self, Action};
-use capout::signals::{Interruptible, Signals};
+mod cli;
+mod command;
+mod pipe;
+mod seek;
+mod signals;
+
 use capout::{Ending, Error, Report};
+use cli::Action;
+use signals::{Interruptible, Signals};
 
 fn main() -> ExitCode {
     let config = match cli::parse() {
@@ -25,12 +31,12 @@ fn main() -> ExitCode {
     // caught signal's default action, but would inherit an ignored one.
     // Should this fail, the limit kills capout as it always did.
     let _ = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, Arc::new(AtomicBool::new(false)));
-    let mut out = BufWriter::with_capacity(capout::engine::READ_SIZE, io::stdout().lock());
+    let mut out = BufWriter::with_capacity(capout::READ_SIZE, io::stdout().lock());
     let mut err = io::stderr().lock();
     if config.command.is_some() {
         // A closed stdout is handled inside: the command must still be
         // waited for, and its status stands.
-        return match capout::command::run(&config, &mut out, &mut err) {
+        return match command::run(&config, &mut out, &mut err) {
             Ok(finished) => match finished.report.and_then(|r| r.save_error) {
                 Some(e) => fail(&mut err, &e, 1),
                 None => exit(&finished.ending),
@@ -44,8 +50,8 @@ fn main() -> ExitCode {
         Ok(fd) => {
             let mut stdin = File::from(fd);
             // A file that cannot seek is read from where it is.
-            let _ = capout::seek::skip_to_tail(&mut stdin, &config);
-            capout::pipe::enlarge(&stdin);
+            let _ = seek::skip_to_tail(&mut stdin, &config);
+            pipe::enlarge(&stdin);
             match Signals::catch(false) {
                 Ok(signals) => capout::run_with(
                     &config,

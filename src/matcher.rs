@@ -26,7 +26,7 @@ pub enum Matcher {
 impl Matcher {
     /// A matcher for `pattern`, a literal when `fixed` is set. The error
     /// says why the pattern is not valid.
-    pub fn new(pattern: &str, fixed: bool) -> Result<Matcher, String> {
+    pub fn new(pattern: &str, fixed: bool) -> Result<Matcher, regex::Error> {
         if fixed {
             return Ok(Matcher::Literal(Box::new(Finder::new(pattern.as_bytes()).into_owned())));
         }
@@ -37,7 +37,6 @@ impl Matcher {
             .dfa_size_limit(DFA_CACHE)
             .build()
             .map(Matcher::Regex)
-            .map_err(|e| e.to_string())
     }
 
     /// Whether `line` (without its ending) holds a match.

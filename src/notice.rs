@@ -71,8 +71,6 @@ pub struct Facts {
     pub last: u64,
     /// The `--offset` that shows what comes next.
     pub next_offset: u64,
-    /// Where the whole input was saved.
-    pub saved: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,8 +103,9 @@ pub struct Template {
 impl Template {
     /// Parses a template: text with `{placeholder}`s; `{{` and `}}` stand
     /// for literal braces. The error names what is wrong.
-    pub fn parse(text: &str) -> Result<Template, String> {
+    pub fn parse(text: &str) -> Result<Template, TemplateError> {
         Template::parse_inner(text, false)
+            .map_err(|reason| TemplateError { template: text.to_owned(), reason })
     }
 
     fn parse_inner(text: &str, internal: bool) -> Result<Template, String> {
@@ -159,8 +158,9 @@ impl Template {
         })
     }
 
-    /// Fills in the placeholders.
-    pub fn render(&self, facts: &Facts) -> String {
+    /// Fills in the placeholders; `saved` is where the whole input was
+    /// saved.
+    pub(crate) fn render(&self, facts: &Facts, saved: Option<&str>) -> String {
         let mut out = String::new();
         for part in &self.parts {
             // Writing to a String cannot fail.
@@ -174,8 +174,8 @@ impl Template {
                 Part::Field(Field::First) => write!(out, "{}", facts.first),
                 Part::Field(Field::Last) => write!(out, "{}", facts.last),
                 Part::Field(Field::NextOffset) => write!(out, "{}", facts.next_offset),
-                Part::Field(Field::Saved) => write!(out, "{}", facts.saved.as_deref().unwrap_or("")),
-                Part::Field(Field::FullOutput) => match &facts.saved {
+                Part::Field(Field::Saved) => write!(out, "{}", saved.unwrap_or("")),
+                Part::Field(Field::FullOutput) => match saved {
                     Some(path) => write!(out, "; full output: {path}"),
                     None => Ok(()),
                 },
@@ -185,32 +185,97 @@ impl Template {
     }
 }
 
+/// Why a `--notice-format` template is not valid.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct TemplateError {
+    /// The template.
+    pub template: String,
+    /// What is wrong with it, and where: the unmatched brace or the
+    /// unknown placeholder.
+    pub reason: String,
+}
+
 /// Renders the notices of caps: with the `--notice-format` template when
 /// one was given, and the path the whole input was saved to, if any.
 #[derive(Clone, Debug, Default)]
-pub struct Renderer {
+pub(crate) struct Renderer {
     /// The `--notice-format` template.
-    pub template: Option<Template>,
+    template: Option<Template>,
     /// Where the whole input is saved (`--save`, `--save-dir`).
-    pub saved: Option<String>,
+    pub(crate) saved: Option<String>,
 }
 
 impl Renderer {
+    pub(crate) fn new(template: Option<Template>, saved: Option<&std::path::Path>) -> Self {
+        Renderer { template, saved: saved.map(|p| p.display().to_string()) }
+    }
+
     /// The notice of a cap.
-    pub fn render(&self, kind: Kind, facts: &Facts) -> String {
-        let facts = Facts { saved: self.saved.clone(), ..facts.clone() };
-        cap_notice(kind, &facts, self.template.as_ref())
+    pub(crate) fn render(&self, kind: Kind, facts: &Facts) -> String {
+        cap_notice(kind, facts, self.template.as_ref(), self.saved.as_deref())
     }
 }
 
+/// The standard templates, parsed once.
+static DEFAULTS: std::sync::LazyLock<Vec<(Kind, Template)>> = std::sync::LazyLock::new(|| {
+    [
+        Kind::TailUnits,
+        Kind::HeadUnits,
+        Kind::HeadLines,
+        Kind::PastEnd,
+        Kind::Matches,
+        Kind::TailLines,
+        Kind::Middle,
+    ]
+    .into_iter()
+    .filter_map(|kind| Some((kind, Template::parse_inner(kind.default_template(), true).ok()?)))
+    .collect()
+});
+
 /// The notice of a cap that cut something: the `--notice-format` template
 /// when one was given, the standard text otherwise.
-pub fn cap_notice(kind: Kind, facts: &Facts, custom: Option<&Template>) -> String {
-    match custom {
-        Some(template) => template.render(facts),
-        None => {
-            Template::parse_inner(kind.default_template(), true).map(|t| t.render(facts)).unwrap_or_default()
+fn cap_notice(kind: Kind, facts: &Facts, custom: Option<&Template>, saved: Option<&str>) -> String {
+    let standard = || DEFAULTS.iter().find(|(k, _)| *k == kind).map(|(_, t)| t);
+    custom.or_else(standard).map(|t| t.render(facts, saved)).unwrap_or_default()
+}
+
+/// The notice lines of a run, as they are written after the output: the
+/// cap's notice, then the lines that `keep` rescued. It renders with
+/// `Display`, one line after another.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Notice {
+    pub(crate) cap: Option<String>,
+    pub(crate) rescued: Vec<Vec<u8>>,
+}
+
+impl Notice {
+    pub(crate) fn new(cap: Option<String>, rescued: Vec<Vec<u8>>) -> Self {
+        Notice { cap, rescued }
+    }
+
+    /// The cap's own notice line, such as
+    /// `... (truncated, showing last 5000 chars)`.
+    pub fn cap(&self) -> Option<&str> {
+        self.cap.as_deref()
+    }
+
+    /// Every line, without line endings; a rescued line is the input's
+    /// bytes, which need not be UTF-8.
+    pub fn lines(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        self.cap.iter().map(String::as_bytes).chain(self.rescued.iter().map(Vec::as_slice))
+    }
+}
+
+impl std::fmt::Display for Notice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, line) in self.lines().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{}", String::from_utf8_lossy(line))?;
         }
+        Ok(())
     }
 }
 
@@ -264,7 +329,6 @@ mod tests {
             first: 1001,
             last: 1500,
             next_offset: 1500,
-            saved: None,
         }
     }
 
@@ -272,19 +336,18 @@ mod tests {
     fn standard_notices_to_the_letter() {
         let mut f = facts();
         assert_eq!(
-            cap_notice(Kind::HeadLines, &f, None),
+            cap_notice(Kind::HeadLines, &f, None, None),
             "... (truncated, showing lines 1001-1500 of 1234, next offset 1500)"
         );
         f.unit = "chars";
         f.shown = 5000;
-        assert_eq!(cap_notice(Kind::TailUnits, &f, None), "... (truncated, showing last 5000 chars)");
+        assert_eq!(cap_notice(Kind::TailUnits, &f, None, None), "... (truncated, showing last 5000 chars)");
         f.shown = 50;
-        assert_eq!(cap_notice(Kind::Matches, &f, None), "... (1234 total, showing first 50)");
+        assert_eq!(cap_notice(Kind::Matches, &f, None, None), "... (1234 total, showing first 50)");
         f.unit = "lines";
-        assert_eq!(cap_notice(Kind::Middle, &f, None), "... (truncated, omitted 734 lines) ...");
-        f.saved = Some("/tmp/x.log".into());
+        assert_eq!(cap_notice(Kind::Middle, &f, None, None), "... (truncated, omitted 734 lines) ...");
         assert_eq!(
-            cap_notice(Kind::Middle, &f, None),
+            cap_notice(Kind::Middle, &f, None, Some("/tmp/x.log")),
             "... (truncated, omitted 734 lines; full output: /tmp/x.log) ..."
         );
     }
@@ -300,7 +363,7 @@ mod tests {
             Kind::TailLines,
             Kind::Middle,
         ] {
-            assert!(Template::parse_inner(kind.default_template(), true).is_ok(), "{kind:?}");
+            assert!(DEFAULTS.iter().any(|(k, _)| *k == kind), "{kind:?}");
         }
     }
 
@@ -310,15 +373,15 @@ mod tests {
             "{shown}|{limit}|{total}|{omitted}|{unit}|{first}|{last}|{next_offset}|{saved}|{{x}}",
         )
         .unwrap();
-        assert_eq!(t.render(&facts()), "500|500|1234|734|lines|1001|1500|1500||{x}");
+        assert_eq!(t.render(&facts(), None), "500|500|1234|734|lines|1001|1500|1500||{x}");
     }
 
     #[test]
     fn templates_reject_unknown_placeholders() {
-        assert_eq!(Template::parse("{nope}"), Err("unknown placeholder '{nope}'".into()));
+        assert_eq!(Template::parse("{nope}").unwrap_err().to_string(), "unknown placeholder '{nope}'");
         assert_eq!(
-            Template::parse("{full_output}").map(|_| ()),
-            Err("unknown placeholder '{full_output}'".into())
+            Template::parse("{full_output}").unwrap_err().to_string(),
+            "unknown placeholder '{full_output}'"
         );
         assert!(Template::parse("a { b").is_err());
         assert!(Template::parse("a } b").is_err());

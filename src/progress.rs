@@ -54,7 +54,11 @@ impl Progress {
         #[allow(clippy::cast_precision_loss)]
         let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
         err.write_all(ERASE)?;
-        let line = notice::progress(mib(totals.bytes), totals.lines(), mib(totals.bytes) / seconds.max(1e-9));
+        let line = notice::progress(
+            mib(totals.bytes()),
+            totals.lines().unwrap_or(0),
+            mib(totals.bytes()) / seconds.max(1e-9),
+        );
         err.write_all(line.as_bytes())?;
         err.flush()
     }

@@ -51,7 +51,7 @@ const ZWJ: char = '\u{200D}';
 /// terminal would show.
 ///
 /// ```
-/// use capout::render::Screen;
+/// use capout::internals::Screen;
 ///
 /// let mut out = Vec::new();
 /// let mut screen = Screen::new(80, 24);

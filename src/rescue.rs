@@ -109,7 +109,7 @@ impl Rescuer {
             tail,
             assembler: LineAssembler::default(),
             head_end: None,
-            before: Totals::default(),
+            before: Totals::new(crate::count::Need::ALL),
             lines: LineStarts::default(),
             candidates: 0,
             held: Vec::new(),
@@ -129,9 +129,10 @@ impl Rescuer {
     /// the same bytes without one). `totals` counts `capped` up to its end.
     pub fn feed(&mut self, piece: &[u8], capped: &[u8], totals: &Totals) {
         if let (Head::Units(h), None) = (self.head, self.head_end) {
-            let before = self.before.of(self.unit);
-            if totals.of(self.unit) >= h {
-                self.head_end = Some(self.before.bytes + self.unit.advance(capped, h - before).0 as u64);
+            // Counted: a head of units with --keep counts them.
+            let before = self.before.of(self.unit).unwrap_or(0);
+            if totals.of(self.unit).unwrap_or(0) >= h {
+                self.head_end = Some(self.before.bytes() + self.unit.advance(capped, h - before).0 as u64);
             }
         }
         let mut assembler = std::mem::take(&mut self.assembler);
@@ -197,7 +198,7 @@ impl Rescuer {
             return;
         }
         let Some(Current { number, start, text }) = self.current.take() else { return };
-        let end = if at_end { totals.bytes } else { self.lines.start_of(number + 1, capped) };
+        let end = if at_end { totals.bytes() } else { self.lines.start_of(number + 1, capped) };
         if let Some(mut text) = text {
             // The ending may have come in pieces; past the room it does not
             // matter, the line is longer than the width.
@@ -209,8 +210,8 @@ impl Rescuer {
         }
         let (position, span, frontier) = match self.tail {
             Tail::None => return self.window.dropped += 1,
-            Tail::Lines(t) => (number, t, totals.lines),
-            Tail::Bytes(span) => (end, span, totals.bytes),
+            Tail::Lines(t) => (number, t, totals.newlines().unwrap_or(0)),
+            Tail::Bytes(span) => (end, span, totals.bytes()),
         };
         self.window.insert(position, frontier.checked_sub(span).map_or(0, |p| p + 1));
     }
@@ -336,12 +337,12 @@ mod tests {
         let matcher = Matcher::new("^", false).expect("valid");
         let mut rescuer = Rescuer::new(matcher, "^".into(), 2, 10, Unit::Chars, Head::None, tail);
         let piece = vec![b'\n'; 1 << 16];
-        let mut totals = Totals::default();
+        let mut totals = Totals::new(Need::ALL);
         let mut left = lines;
         let mut widest = 0;
         while left > 0 {
             let piece = &piece[..left.min(piece.len())];
-            totals.add(piece, Need::ALL);
+            totals.add(piece);
             rescuer.feed(piece, piece, &totals);
             widest = widest.max(rescuer.window.words.len());
             left -= piece.len();
@@ -358,13 +359,13 @@ mod tests {
     #[test]
     fn a_tail_window_holds_one_bit_per_position_of_the_tail() {
         let (rescuer, totals) = feed_empty_lines(Tail::Bytes(1000), 1_000_000);
-        let cut = Cut { before_byte: Some(totals.bytes - 600), ..Cut::default() };
+        let cut = Cut { before_byte: Some(totals.bytes() - 600), ..Cut::default() };
         let lines = rescuer.finish(&totals, &cut);
         assert_eq!(lines[0], b"... (cut lines matching ^: 999400, showing first 2)");
         assert_eq!(&lines[1..], [b"1:".to_vec(), b"2:".to_vec()]);
 
         let (rescuer, totals) = feed_empty_lines(Tail::Lines(300), 1_000_000);
-        let cut = Cut { before_line: Some(totals.lines() - 300 + 1), ..Cut::default() };
+        let cut = Cut { before_line: Some(totals.lines().unwrap() - 300 + 1), ..Cut::default() };
         let lines = rescuer.finish(&totals, &cut);
         assert_eq!(lines[0], b"... (cut lines matching ^: 999700, showing first 2)");
     }

@@ -38,7 +38,11 @@ impl std::fmt::Display for SaveError {
     }
 }
 
-impl std::error::Error for SaveError {}
+impl std::error::Error for SaveError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
 
 /// The error without the `at path "..."` that `tempfile` adds to it: the
 /// message names the file or directory already.

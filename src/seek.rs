@@ -7,7 +7,7 @@ use std::os::unix::fs::{FileExt, MetadataExt};
 
 use memchr::memrchr_iter;
 
-use crate::{CapSpec, Config};
+use capout::{CapSpec, Config};
 
 /// How much is read at a time while looking backwards for lines.
 const BLOCK: u64 = 64 * 1024;
@@ -18,14 +18,13 @@ const BLOCK: u64 = 64 * 1024;
 /// character cap, which must see where the line starts).
 pub fn needs_only_the_end(config: &Config) -> bool {
     matches!(config.cap, CapSpec::TailChars(_) | CapSpec::TailLines(_))
-        && !config.json
         && config.keep.is_none()
         && config.save.is_none()
         && !config.strip_ansi
         && !config.collapse_cr
         && !config.line_numbers
         && (config.max_line.is_none() || config.cap.is_line_cap())
-        && config.template.as_ref().is_none_or(|t| !t.needs_totals())
+        && !config.reads_totals()
 }
 
 /// When `file` is a regular file and the config allows it, moves the

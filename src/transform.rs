@@ -9,7 +9,7 @@ use crate::caps::LineShaper;
 use crate::count::Unit;
 
 /// The longest stretch of a line `--collapse-cr` holds while it waits to
-/// see whether a `\r` erases it (see [`CollapseCr`]).
+/// see whether a `\r` erases it (see `CollapseCr`).
 pub const COLLAPSE_LIMIT: usize = 64 * 1024;
 
 /// The transforms in force, in the order they apply.

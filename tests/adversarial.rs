@@ -6,7 +6,12 @@ mod common;
 use std::io::{Read, Write};
 use std::process::{Child, Command, Stdio};
 
-use capout::cli::{self, Action};
+// The binary's own option parser, so that the model sees the config
+// that the binary runs with.
+#[path = "../src/cli.rs"]
+#[allow(dead_code)]
+mod cli;
+use cli::Action;
 use common::model::model;
 
 fn spawn(args: &[&str]) -> Child {

@@ -20,7 +20,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use capout::render::Screen;
+use capout::internals::Screen;
 use proptest::prelude::*;
 
 /// Sizes every fixture is replayed at: the size the real captures were

@@ -59,7 +59,7 @@ impl Read for Reads<'_> {
 
 /// Heap the run may hold beyond what it keeps: the read buffers, one line
 /// held for matching, a stretch held by --collapse-cr, and the rest slack.
-const FIXED: usize = 2 * (64 * 1024) + capout::matcher::LINE_LIMIT + capout::transform::COLLAPSE_LIMIT + (64 << 10);
+const FIXED: usize = 2 * (64 * 1024) + capout::internals::LINE_LIMIT + capout::internals::COLLAPSE_LIMIT + (64 << 10);
 
 /// What the cap may keep: small caps, so it is the input only where the
 /// kept lines have no line cap.

@@ -66,7 +66,7 @@ impl Cap for HeadLines {
 
     fn finish(&mut self, totals: &Totals, out: &mut Output) -> io::Result<Outcome> {
         self.shaper.finish(out)?;
-        let total = totals.lines();
+        let total = totals.lines().unwrap_or(0);
         if total == 0 {
             let nothing = if self.matches { notice::NO_MATCHES } else { notice::NO_OUTPUT };
             return Ok(Outcome::Nothing(nothing));
@@ -97,13 +97,12 @@ impl Cap for HeadLines {
             first: self.offset + 1,
             last,
             next_offset: last,
-            saved: None,
         };
         Ok(Outcome::Cut(if self.matches { Kind::Matches } else { Kind::HeadLines }, facts))
     }
 
     fn matches(&self, totals: &Totals) -> Option<u64> {
-        self.matches.then(|| totals.lines())
+        self.matches.then(|| totals.lines()).flatten()
     }
 
     fn cut(&self, _totals: &Totals) -> Cut {

@@ -21,7 +21,6 @@ fn middle(head: u64, tail: u64, total: u64, unit: &'static str) -> Facts {
         first: head + 1,
         last: total - tail,
         next_offset: head,
-        saved: None,
     }
 }
 
@@ -54,7 +53,7 @@ impl Cap for HeadTailLines {
     fn finish(&mut self, totals: &Totals, out: &mut Output) -> io::Result<Outcome> {
         // The head's own verdict speaks of a head cap alone.
         self.head.finish(totals, out)?;
-        let (head, tail, total) = (self.head.last(), self.tail.limit(), totals.lines());
+        let (head, tail, total) = (self.head.last(), self.tail.limit(), totals.lines().unwrap_or(0));
         if total == 0 {
             return Ok(Outcome::Nothing(notice::NO_OUTPUT));
         }
@@ -103,7 +102,7 @@ impl Cap for HeadTailChars {
 
     fn finish(&mut self, totals: &Totals, out: &mut Output) -> io::Result<Outcome> {
         let (head, tail) = self.limits;
-        let total = totals.of(self.unit);
+        let total = totals.of(self.unit).unwrap_or(0);
         if total == 0 {
             return Ok(Outcome::Nothing(notice::NO_OUTPUT));
         }

@@ -52,13 +52,13 @@ impl Cap for HeadUnits {
     }
 
     fn finish(&mut self, totals: &Totals, _out: &mut Output) -> io::Result<Outcome> {
-        if totals.bytes == 0 {
+        if totals.bytes() == 0 {
             return Ok(Outcome::Nothing(notice::NO_OUTPUT));
         }
         if !self.more {
             return Ok(Outcome::Whole);
         }
-        let total = totals.of(self.unit);
+        let total = totals.of(self.unit).unwrap_or(0);
         Ok(Outcome::Cut(
             Kind::HeadUnits,
             Facts {
@@ -70,7 +70,6 @@ impl Cap for HeadUnits {
                 first: 1,
                 last: self.taken,
                 next_offset: self.taken,
-                saved: None,
             },
         ))
     }

@@ -79,7 +79,6 @@ impl Cap for Matches {
                 first: 1,
                 last: self.limit,
                 next_offset: self.limit,
-                saved: None,
             },
         ))
     }

@@ -76,12 +76,12 @@ impl Cap for TailLines {
         // When the piece alone holds `limit` lines or more, all before them
         // is cut: skip it without shaping a line of it.
         let wanted = self.limit.saturating_add(u64::from(piece.last() == Some(&b'\n')));
-        let newlines = totals.lines.saturating_sub(self.line - 1);
+        let newlines = totals.newlines().unwrap_or(0).saturating_sub(self.line - 1);
         if newlines >= wanted
             && let Some(i) = memrchr_iter(b'\n', piece).nth((wanted - 1) as usize)
         {
             piece = &piece[i + 1..];
-            self.line = totals.lines - wanted + 2;
+            self.line = totals.newlines().unwrap_or(0) - wanted + 2;
             self.ring.clear();
             self.lengths.clear();
             self.current.clear();
@@ -100,7 +100,7 @@ impl Cap for TailLines {
     }
 
     fn finish(&mut self, totals: &Totals, out: &mut Output) -> io::Result<Outcome> {
-        let total = totals.lines();
+        let total = totals.lines().unwrap_or(0);
         if total == 0 {
             return Ok(Outcome::Nothing(notice::NO_OUTPUT));
         }
@@ -119,12 +119,14 @@ impl Cap for TailLines {
                 first: total - self.limit + 1,
                 last: total,
                 next_offset: total,
-                saved: None,
             },
         ))
     }
 
     fn cut(&self, totals: &Totals) -> Cut {
-        Cut { before_line: Some(totals.lines().saturating_sub(self.limit) + 1), ..Cut::default() }
+        Cut {
+            before_line: Some(totals.lines().unwrap_or(0).saturating_sub(self.limit) + 1),
+            ..Cut::default()
+        }
     }
 }

@@ -50,15 +50,16 @@ impl Cap for TailUnits {
     }
 
     fn finish(&mut self, totals: &Totals, out: &mut Output) -> io::Result<Outcome> {
-        if totals.bytes == 0 {
+        if totals.bytes() == 0 {
             return Ok(Outcome::Nothing(notice::NO_OUTPUT));
         }
         let shown = self.write_kept(out)?;
         // Cut when bytes came before the kept ones: no count needed.
-        if self.kept == totals.bytes {
+        if self.kept == totals.bytes() {
             return Ok(Outcome::Whole);
         }
-        let total = totals.of(self.unit);
+        // Zero when not counted: no notice reads it then.
+        let total = totals.of(self.unit).unwrap_or(0);
         Ok(Outcome::Cut(
             Kind::TailUnits,
             Facts {
@@ -70,12 +71,11 @@ impl Cap for TailUnits {
                 first: total.saturating_sub(shown) + 1,
                 last: total,
                 next_offset: total,
-                saved: None,
             },
         ))
     }
 
     fn cut(&self, totals: &Totals) -> Cut {
-        Cut { before_byte: Some(totals.bytes - self.kept), ..Cut::default() }
+        Cut { before_byte: Some(totals.bytes() - self.kept), ..Cut::default() }
     }
 }
