@@ -117,13 +117,6 @@ pub mod internals {
     }
 }
 
-/// The old home of [`Limits`] and [`READ_SIZE`], kept for callers that
-/// still name it.
-#[doc(hidden)]
-pub mod engine {
-    pub use crate::{Limits, READ_SIZE};
-}
-
 /// The cap chosen on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CapSpec {

@@ -5,7 +5,7 @@
 
 use memchr::{memchr, memchr2};
 
-use crate::caps::LineShaper;
+use crate::caps::{LineShaper, line_pieces};
 use crate::count::Unit;
 
 /// The longest stretch of a line `--collapse-cr` holds while it waits to
@@ -78,12 +78,10 @@ impl LineCap {
 
     /// Appends the lines of `input`, which begins and ends on character
     /// boundaries, cut to the width, to `out`.
-    pub fn apply(&mut self, mut input: &[u8], out: &mut Vec<u8>) {
-        while !input.is_empty() {
-            let end = memchr(b'\n', input).map_or(input.len(), |i| i + 1);
+    pub fn apply(&mut self, input: &[u8], out: &mut Vec<u8>) {
+        for piece in line_pieces(input) {
             // Writing to a Vec cannot fail.
-            let _ = self.shaper.piece(0, &input[..end], out);
-            input = &input[end..];
+            let _ = self.shaper.piece(0, piece, out);
         }
     }
 

@@ -91,7 +91,7 @@ fn collapse_cr_below_its_limit_erases_the_stretch() {
 /// it arrives in one read or in many.
 #[test]
 fn a_line_past_the_pattern_window_is_matched_on_its_start_for_every_read_size() {
-    let window = capout::engine::Limits::default().pattern_line;
+    let window = capout::Limits::default().pattern_line;
     let mut late = vec![b'a'; window];
     late.extend_from_slice(b"needle\n");
     let mut early = b"needle".to_vec();
@@ -117,7 +117,7 @@ fn a_line_past_the_pattern_window_is_matched_on_its_start_for_every_read_size() 
 /// `\r\n` ending apart, however the ending is split.
 #[test]
 fn a_line_that_fills_the_pattern_window_is_seen_whole() {
-    let window = capout::engine::Limits::default().pattern_line;
+    let window = capout::Limits::default().pattern_line;
     let mut input = vec![b'a'; window - 1];
     input.extend_from_slice(b"z\r\n");
     let config = Config {

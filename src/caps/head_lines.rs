@@ -3,9 +3,7 @@
 
 use std::io;
 
-use memchr::memchr;
-
-use super::{Cap, Cut, LineShaper, LineSplitter, Outcome};
+use super::{Cap, Cut, LineShaper, LineSplitter, Outcome, line_pieces};
 use crate::count::Totals;
 use crate::notice::{self, Facts, Kind};
 use crate::output::Output;
@@ -54,7 +52,7 @@ impl Cap for HeadLines {
                 self.splitter.advance(lines);
                 run
             } else {
-                let end = memchr(b'\n', rest).map_or(rest.len(), |i| i + 1);
+                let end = line_pieces(rest).next().map_or(0, <[u8]>::len);
                 self.shaper.piece(line, &rest[..end], out)?;
                 self.splitter.advance(u64::from(rest[end - 1] == b'\n'));
                 end

@@ -8,6 +8,19 @@ use memchr::{memchr, memchr_iter, memrchr};
 use crate::count::Unit;
 use crate::notice;
 
+/// The pieces of `bytes` that end each with a `\n`, but for the last,
+/// which ends where `bytes` does: one line each, or a part of one.
+pub fn line_pieces(mut bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    std::iter::from_fn(move || {
+        if bytes.is_empty() {
+            return None;
+        }
+        let (piece, rest) = bytes.split_at(memchr(b'\n', bytes).map_or(bytes.len(), |i| i + 1));
+        bytes = rest;
+        Some(piece)
+    })
+}
+
 /// Splits the stream into pieces that each lie within one line, and
 /// numbers the lines.
 #[derive(Debug)]
@@ -29,12 +42,8 @@ impl LineSplitter {
 
     /// Calls `f` with each piece of `chunk` and its line number; a piece
     /// that ends in `\n` ends its line. Stops early when `f` returns false.
-    pub fn split<'a>(&mut self, mut chunk: &'a [u8], mut f: impl FnMut(u64, &'a [u8]) -> bool) {
-        while !chunk.is_empty() {
-            let (piece, rest) = match memchr(b'\n', chunk) {
-                Some(i) => chunk.split_at(i + 1),
-                None => (chunk, &chunk[chunk.len()..]),
-            };
+    pub fn split<'a>(&mut self, chunk: &'a [u8], mut f: impl FnMut(u64, &'a [u8]) -> bool) {
+        for piece in line_pieces(chunk) {
             let line = self.line;
             if piece.last() == Some(&b'\n') {
                 self.line += 1;
@@ -42,7 +51,6 @@ impl LineSplitter {
             if !f(line, piece) {
                 return;
             }
-            chunk = rest;
         }
     }
 

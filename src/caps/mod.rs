@@ -18,7 +18,7 @@ use std::io;
 pub use head_lines::HeadLines;
 pub use head_tail::{HeadTailChars, HeadTailLines};
 pub use head_units::HeadUnits;
-pub use line::{LineShaper, LineSplitter};
+pub use line::{LineShaper, LineSplitter, line_pieces};
 pub use matches::Matches;
 pub use tail_lines::TailLines;
 pub use tail_units::TailUnits;

@@ -3,9 +3,9 @@
 use std::collections::VecDeque;
 use std::io;
 
-use memchr::{memchr, memrchr_iter};
+use memchr::memrchr_iter;
 
-use super::{Cap, Cut, LineShaper, Outcome};
+use super::{Cap, Cut, LineShaper, Outcome, line_pieces};
 use crate::count::Totals;
 use crate::notice::{self, Facts, Kind};
 use crate::output::Output;
@@ -87,14 +87,12 @@ impl Cap for TailLines {
             self.current.clear();
             self.shaper.reset();
         }
-        while !piece.is_empty() {
-            let end = memchr(b'\n', piece).map_or(piece.len(), |i| i + 1);
-            self.shaper.piece(self.line, &piece[..end], &mut self.current)?;
-            if piece[end - 1] == b'\n' {
+        for part in line_pieces(piece) {
+            self.shaper.piece(self.line, part, &mut self.current)?;
+            if part.last() == Some(&b'\n') {
                 self.push_line();
                 self.line += 1;
             }
-            piece = &piece[end..];
         }
         Ok(())
     }

@@ -455,12 +455,12 @@ pub fn random_config(rng: &mut Rng) -> Config {
         read_size: 1,
         // Limits small enough that short inputs cross them, half the time.
         limits: if rng.below(2) == 0 {
-            capout::engine::Limits {
+            capout::Limits {
                 collapse_cr: 1 + rng.below(8) as usize,
                 pattern_line: 1 + rng.below(12) as usize,
             }
         } else {
-            capout::engine::Limits::default()
+            capout::Limits::default()
         },
         ..Config::default()
     }
