@@ -378,10 +378,7 @@ fn build_cap(config: &Config, matcher: Option<Matcher>) -> Box<dyn Cap> {
         CapSpec::HeadChars(n) => Box::new(HeadUnits::new(n, config.unit)),
         CapSpec::HeadLines { limit, offset } => Box::new(HeadLines::new(limit, offset, shaper())),
         CapSpec::TailLines(n) => Box::new(TailLines::new(n, shaper())),
-        CapSpec::MaxMatches(n) => match matcher {
-            Some(matcher) => Box::new(Matches::new(n, matcher, config.limits.pattern_line, shaper())),
-            None => Box::new(HeadLines::matches(n, shaper())),
-        },
+        CapSpec::MaxMatches(n) => Box::new(Matches::new(n, matcher, config.limits.pattern_line, shaper())),
         CapSpec::HeadTailLines(h, t) => Box::new(HeadTailLines::new(
             HeadLines::new(h, 0, shaper()),
             TailLines::from_line(t, h.saturating_add(1), shaper()),

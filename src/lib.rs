@@ -541,10 +541,7 @@ impl Config {
         if self.reads_totals() {
             return Need::ALL;
         }
-        let lines = match self.cap {
-            CapSpec::MaxMatches(_) => self.pattern.is_none(),
-            cap => cap.is_line_cap(),
-        };
+        let lines = !matches!(self.cap, CapSpec::MaxMatches(_)) && self.cap.is_line_cap();
         let head_units = matches!(self.cap, CapSpec::HeadChars(_) | CapSpec::HeadTailChars(..));
         let chars = self.unit == Unit::Chars
             && (matches!(self.cap, CapSpec::HeadTailChars(..)) || (head_units && self.keep.is_some()));

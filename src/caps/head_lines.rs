@@ -1,5 +1,4 @@
-//! `--head-lines N --offset K`, and `--max-matches N` where every line is
-//! a match: a window of lines, written as they arrive.
+//! `--head-lines N --offset K`: a window of lines, written as they arrive.
 
 use std::io;
 
@@ -13,8 +12,6 @@ use crate::output::Output;
 pub struct HeadLines {
     limit: u64,
     offset: u64,
-    /// Whether this is `--max-matches`, which words its notices so.
-    matches: bool,
     splitter: LineSplitter,
     shaper: LineShaper,
 }
@@ -22,12 +19,7 @@ pub struct HeadLines {
 impl HeadLines {
     /// `--head-lines limit --offset offset`.
     pub fn new(limit: u64, offset: u64, shaper: LineShaper) -> Self {
-        HeadLines { limit, offset, matches: false, splitter: LineSplitter::default(), shaper }
-    }
-
-    /// `--max-matches limit`, every line a match.
-    pub fn matches(limit: u64, shaper: LineShaper) -> Self {
-        HeadLines { matches: true, ..HeadLines::new(limit, 0, shaper) }
+        HeadLines { limit, offset, splitter: LineSplitter::default(), shaper }
     }
 
     /// The number of the last line of the window.
@@ -66,8 +58,7 @@ impl Cap for HeadLines {
         self.shaper.finish(out)?;
         let total = totals.lines().unwrap_or(0);
         if total == 0 {
-            let nothing = if self.matches { notice::NO_MATCHES } else { notice::NO_OUTPUT };
-            return Ok(Outcome::Nothing(nothing));
+            return Ok(Outcome::Nothing(notice::NO_OUTPUT));
         }
         if self.offset >= total {
             let facts = Facts {
@@ -91,16 +82,12 @@ impl Cap for HeadLines {
             limit: self.limit,
             total,
             omitted: total - shown,
-            unit: if self.matches { "matches" } else { "lines" },
+            unit: "lines",
             first: self.offset + 1,
             last,
             next_offset: last,
         };
-        Ok(Outcome::Cut(if self.matches { Kind::Matches } else { Kind::HeadLines }, facts))
-    }
-
-    fn matches(&self, totals: &Totals) -> Option<u64> {
-        self.matches.then(|| totals.lines()).flatten()
+        Ok(Outcome::Cut(Kind::HeadLines, facts))
     }
 
     fn cut(&self, _totals: &Totals) -> Cut {

@@ -1,5 +1,6 @@
-//! `--max-matches N --pattern REGEX`: the first N matching lines; the
-//! others are dropped and counted.
+//! `--max-matches N [--pattern REGEX]`: the first N matching lines; the
+//! others are dropped and counted. Without a pattern every line that is
+//! not empty matches, as the reference grep tool drops empty lines.
 
 use std::io;
 
@@ -13,19 +14,23 @@ use crate::output::Output;
 #[derive(Debug)]
 pub struct Matches {
     limit: u64,
-    matcher: Matcher,
+    /// `None` for every line that is not empty.
+    matcher: Option<Matcher>,
     assembler: LineAssembler,
     shaper: LineShaper,
     /// Matching lines so far.
     count: u64,
     /// Whether the line in progress (one too long to hold) matched.
     matching: bool,
+    /// The number of the line in progress: its first part may be empty
+    /// (a limit smaller than its first character), so the rest numbers it.
+    number: u64,
 }
 
 impl Matches {
     /// Keeps the first `limit` lines that `matcher` matches, matched on
     /// their first `line_limit` bytes.
-    pub fn new(limit: u64, matcher: Matcher, line_limit: usize, shaper: LineShaper) -> Self {
+    pub fn new(limit: u64, matcher: Option<Matcher>, line_limit: usize, shaper: LineShaper) -> Self {
         Matches {
             limit,
             matcher,
@@ -33,21 +38,27 @@ impl Matches {
             shaper,
             count: 0,
             matching: false,
+            number: 0,
         }
     }
 }
 
 /// Takes one line event: counts a match and writes it while under the cap.
 fn take(m: &mut Matches, event: &Event, out: &mut Output) -> io::Result<()> {
-    let (number, bytes) = match *event {
+    let bytes = match *event {
         Event::Line { number, bytes, whole } => {
-            m.matching = m.matcher.is_match(if whole { matcher::content(bytes) } else { bytes });
+            m.number = number;
+            m.matching = match &m.matcher {
+                Some(pattern) => pattern.is_match(if whole { matcher::content(bytes) } else { bytes }),
+                // A line too long to hold whole is not empty.
+                None => !whole || !matcher::content(bytes).is_empty(),
+            };
             m.count += u64::from(m.matching);
-            (number, bytes)
+            bytes
         }
-        Event::Rest { bytes, .. } => (0, bytes),
+        Event::Rest { bytes, .. } => bytes,
     };
-    if m.matching && m.count <= m.limit { m.shaper.piece(number, bytes, out) } else { Ok(()) }
+    if m.matching && m.count <= m.limit { m.shaper.piece(m.number, bytes, out) } else { Ok(()) }
 }
 
 impl Cap for Matches {

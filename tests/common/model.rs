@@ -343,7 +343,8 @@ pub fn model(input: &[u8], config: &Config) -> Vec<u8> {
         CapSpec::MaxMatches(n) => {
             let n = n as usize;
             let hits: Vec<usize> = match &config.pattern {
-                None => (0..total_lines).collect(),
+                // Without a pattern, every line but an empty one.
+                None => (0..total_lines).filter(|&i| !content(lines[i]).is_empty()).collect(),
                 Some(p) => {
                     let matcher = LinePattern::new(&p.text, p.fixed);
                     let limit = config.limits.pattern_line;
