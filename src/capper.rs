@@ -10,7 +10,7 @@ use crate::caps::{
 };
 use crate::count::Totals;
 use crate::matcher::Matcher;
-use crate::notice::{Notice, Renderer};
+use crate::notice::{Kind, Notice, Renderer};
 use crate::output::Route;
 use crate::rescue::{Head, Rescuer, Tail};
 use crate::save::{SaveError, Saver};
@@ -276,10 +276,13 @@ impl Capper {
                 (None, Some(e))
             }
         };
+        // An offset past the end shows no page and cuts nothing.
+        let paged = matches!(outcome, Outcome::Cut(Kind::HeadLines, _));
         let (line, facts) = match outcome {
             Outcome::Whole => (None, None),
             Outcome::Middle(facts) => (None, Some(facts)),
             Outcome::Nothing(line) => (Some(line.to_owned()), None),
+            Outcome::Cut(Kind::PastEnd, facts) => (Some(core.route.render(Kind::PastEnd, &facts)), None),
             Outcome::Cut(kind, facts) => (Some(core.route.render(kind, &facts)), Some(facts)),
         };
         // A character cap's numbers speak of a total that may not have
@@ -304,10 +307,7 @@ impl Capper {
             omitted: facts.as_ref().map(|f| f.omitted),
             first: facts.as_ref().map(|f| f.first),
             last: facts.as_ref().map(|f| f.last),
-            next_offset: facts
-                .as_ref()
-                .filter(|_| matches!(self.spec, CapSpec::HeadLines { .. }))
-                .map(|f| f.next_offset),
+            next_offset: facts.as_ref().filter(|_| paged).map(|f| f.next_offset),
             notice,
             saved_to,
             save_error,

@@ -11,7 +11,7 @@ use std::io::{self, Write};
 
 use serde_json::{Map, Value, json};
 
-use crate::{Config, Error, Limit, Report, utf8};
+use crate::{CapSpec, Config, Error, Limit, Report, utf8};
 
 /// What the object starts with: the `output` field, up to its text.
 const START: &[u8] = b"{\"output\":\"";
@@ -107,6 +107,15 @@ struct End<'a> {
     error: Option<String>,
 }
 
+/// The unit the cap counts in, as `{unit}` names it.
+fn unit(config: &Config) -> &'static str {
+    match config.cap {
+        CapSpec::TailChars(_) | CapSpec::HeadChars(_) | CapSpec::HeadTailChars(..) => config.unit.name(),
+        CapSpec::HeadLines { .. } | CapSpec::TailLines(_) | CapSpec::HeadTailLines(..) => "lines",
+        CapSpec::MaxMatches(_) => "matches",
+    }
+}
+
 /// What ends the object: the end of the `output` string, then the other
 /// fields. Invalid UTF-8 is written as U+FFFD.
 fn fields(config: &Config, end: &End) -> String {
@@ -127,6 +136,11 @@ fn fields(config: &Config, end: &End) -> String {
         ("total_chars".to_owned(), json!(report.and_then(|r| r.totals.chars()))),
         ("total_lines".to_owned(), json!(report.and_then(|r| r.totals.lines()))),
         ("matches".to_owned(), json!(report.and_then(|r| r.matches))),
+        ("unit".to_owned(), json!(unit(config))),
+        ("omitted".to_owned(), json!(report.and_then(|r| if r.truncated { r.omitted } else { Some(0) }))),
+        ("first".to_owned(), json!(report.and_then(|r| r.page).map(|p| p.first))),
+        ("last".to_owned(), json!(report.and_then(|r| r.page).map(|p| p.last))),
+        ("next_offset".to_owned(), json!(report.and_then(|r| r.page).map(|p| p.next_offset))),
         ("exit_code".to_owned(), json!(exit_code)),
         ("signal".to_owned(), json!(report.and_then(|r| r.ending.signal))),
         ("timed_out".to_owned(), json!(report.is_some_and(|r| r.ending.timed_out.is_some()))),

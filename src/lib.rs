@@ -370,6 +370,11 @@ pub struct Report {
     pub truncated: bool,
     /// Matching lines, for `--max-matches`.
     pub matches: Option<u64>,
+    /// Units cut, when something was and the total was counted.
+    pub omitted: Option<u64>,
+    /// The first and last lines shown and the offset of the next page,
+    /// when `--head-lines` cut.
+    pub page: Option<Page>,
     /// The notice of the cap, and the rescued lines.
     pub notice: Option<Notice>,
     /// How the input ended.
@@ -378,6 +383,17 @@ pub struct Report {
     pub saved_to: Option<PathBuf>,
     /// Saving the input failed part way; the output was still written.
     pub save_error: Option<SaveError>,
+}
+
+/// The numbers of the `--head-lines` notice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Page {
+    /// The first line shown, 1-based.
+    pub first: u64,
+    /// The last line shown.
+    pub last: u64,
+    /// The `--offset` of the next page.
+    pub next_offset: u64,
 }
 
 /// Why a run stopped short.
@@ -614,6 +630,11 @@ fn capped<R: Read>(
         totals: summary.totals,
         truncated: summary.truncated,
         matches: summary.matches,
+        omitted: summary.omitted,
+        page: match (summary.first, summary.last, summary.next_offset) {
+            (Some(first), Some(last), Some(next_offset)) => Some(Page { first, last, next_offset }),
+            _ => None,
+        },
         notice: summary.notice,
         ending,
         saved_to: summary.saved_to,

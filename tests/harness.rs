@@ -43,6 +43,11 @@ fn json_has_every_field() {
             "total_chars": 6,
             "total_lines": 3,
             "matches": null,
+            "unit": "lines",
+            "omitted": 1,
+            "first": 1,
+            "last": 2,
+            "next_offset": 2,
             "exit_code": 0,
             "signal": null,
             "timed_out": false,
@@ -50,6 +55,27 @@ fn json_has_every_field() {
             "error": null,
         })
     );
+}
+
+/// The paging fields, so that a harness never parses the notice text.
+#[test]
+fn json_pages_without_parsing_the_notice() {
+    let fields =
+        |v: &Value| ["unit", "omitted", "first", "last", "next_offset"].map(|k| v[k].clone()).to_vec();
+    let cases: [(&[&str], &[u8], Value); 9] = [
+        (&["-n", "2", "--offset", "2"], b"a\nb\nc\nd\ne\n", json!(["lines", 3, 3, 4, 4])),
+        (&["-n", "9"], b"a\nb\n", json!(["lines", 0, null, null, null])),
+        (&["-n", "2", "--offset", "9"], b"a\nb\n", json!(["lines", null, null, null, null])),
+        (&["-c", "2"], b"abcde", json!(["chars", 3, null, null, null])),
+        (&["-c", "2", "--bytes"], "é\u{e9}x".as_bytes(), json!(["bytes", 3, null, null, null])),
+        (&["--tail-lines", "1"], b"a\nb\nc\n", json!(["lines", 2, null, null, null])),
+        (&["-m", "1"], b"a\nb\nc\n", json!(["matches", 2, null, null, null])),
+        (&["-n", "1", "--tail-lines", "1"], b"a\nb\nc\nd\n", json!(["lines", 2, null, null, null])),
+        (&["--head-chars", "1", "-c", "1"], b"abcd", json!(["chars", 2, null, null, null])),
+    ];
+    for (args, input, want) in cases {
+        assert_eq!(Value::from(fields(&json_of(args, input))), want, "{args:?}");
+    }
 }
 
 #[test]
