@@ -26,7 +26,7 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
-use rustix::process::{Pid, Signal, kill_process_group};
+use rustix::process::{Pid, Signal, kill_process, kill_process_group};
 
 use crate::signals::Signals;
 use capout::{CommandSpec, Config, Ending, Error as RunError, Report, StartError, Timeout};
@@ -410,7 +410,7 @@ impl Supervisor {
                 // left of its group and still held the pipe when the grace
                 // period ran out is killed now rather than left behind.
                 if self.kill_at.is_some() && self.shared.abandoned.load(Ordering::SeqCst) {
-                    let _ = kill_process_group(self.group, Signal::KILL);
+                    self.signal(Signal::KILL);
                 }
                 // The command is gone: from now on capout's own signals
                 // act on capout again.
@@ -451,7 +451,7 @@ impl Supervisor {
         }
         if self.kill_at.is_some_and(|at| now >= at) && group_may_live {
             self.kill_at = None;
-            let _ = kill_process_group(self.group, Signal::KILL);
+            self.signal(Signal::KILL);
         }
         Ok(())
     }
@@ -459,8 +459,17 @@ impl Supervisor {
     /// Sends `signal` to the command's group, then SIGCONT, as GNU
     /// `timeout` does, so that a stopped command acts on it too.
     fn stop(&self, signal: Signal) {
-        let _ = kill_process_group(self.group, signal);
-        let _ = kill_process_group(self.group, Signal::CONT);
+        self.signal(signal);
+        self.signal(Signal::CONT);
+    }
+
+    /// Sends `signal` to the command's process group. Until the command
+    /// has made its session (and so its group) there is no such group:
+    /// then the command's own process gets it, while it is not reaped.
+    fn signal(&self, signal: Signal) {
+        if kill_process_group(self.group, signal) == Err(rustix::io::Errno::SRCH) && self.status.is_none() {
+            let _ = kill_process(self.group, signal);
+        }
     }
 
     /// Waits until a signal comes, the reader gives the pipe up, or the
@@ -487,58 +496,98 @@ impl Supervisor {
     }
 }
 
-/// Starts the command in a process group of its own, its stdout and
-/// stderr on `writer`.
-///
-/// A terminal on stdin is not passed on: in its own group the command
-/// is a background job, and a read from the terminal would stop it for
-/// good. It reads end-of-file instead. A file that the system refuses to
-/// execute for want of a `#!` line is run by `/bin/sh`, as `execvp` does.
-fn start(spec: &CommandSpec, writer: &io::PipeWriter) -> Result<Child, Error> {
-    let mut command = Command::new(&spec.program);
-    command.args(&spec.args);
-    let e = match launch(command, spec, writer)? {
-        Ok(child) => return Ok(child),
-        Err(e) => e,
-    };
-    if e.raw_os_error() == Some(rustix::io::Errno::NOEXEC.raw_os_error())
-        && let Some(path) = find_program(&spec.program)
-    {
-        let mut shell = Command::new("/bin/sh");
-        shell.arg(path).args(&spec.args);
-        return launch(shell, spec, writer)?.map_err(|e| spawn_error(&spec.program, &e));
-    }
-    Err(spawn_error(&spec.program, &e))
-}
+/// The `argv[0]` under which capout runs as [`exec_in_new_session`].
+const SESSION_ARG0: &str = "capout (new session)";
 
-/// Spawns `command` with capout's stdio for it. The command is dropped
-/// here, and with it its copies of the write end: the pipe ends only when
-/// they are closed too.
-fn launch(
-    mut command: Command,
-    spec: &CommandSpec,
-    writer: &io::PipeWriter,
-) -> Result<io::Result<Child>, Error> {
+/// Starts the command in a session of its own (and so a process group of
+/// its own), its stdout and stderr on `writer`.
+///
+/// In a session of its own the command has no controlling terminal: a
+/// program that opens `/dev/tty` to ask something gets an error at once,
+/// where in a background process group of capout's terminal it would be
+/// stopped for good. For the same reason a terminal on stdin is not passed
+/// on: the command reads end-of-file instead.
+///
+/// std cannot call `setsid` in the child without `unsafe`, so capout starts
+/// itself under [`SESSION_ARG0`], calls it, and executes the command
+/// ([`exec_in_new_session`]). The program is found first, as `execvp`
+/// finds it, so that a command not found or not executable is told here.
+fn start(spec: &CommandSpec, writer: &io::PipeWriter) -> Result<Child, Error> {
+    let path = find_program(&spec.program).map_err(|e| spawn_error(&spec.program, &e))?;
+    let mut command = if let Ok(capout) = std::env::current_exe() {
+        let mut command = Command::new(capout);
+        command.arg0(SESSION_ARG0).arg(&path).arg(&spec.program);
+        command
+    } else {
+        // Without its own file, capout runs the command in a process
+        // group of its own, in capout's session.
+        let mut command = Command::new(&path);
+        command.arg0(&spec.program).process_group(0);
+        command
+    };
+    command.args(&spec.args);
     // Both pipe ends are close-on-exec: the command gets the write end
     // only as its stdout and stderr, and nothing else of capout's.
     let stdout = writer.try_clone().map_err(Error::Setup)?;
     let stderr =
         if spec.stdout_only { Stdio::inherit() } else { writer.try_clone().map_err(Error::Setup)?.into() };
     let stdin = if io::stdin().is_terminal() { Stdio::null() } else { Stdio::inherit() };
-    command.process_group(0).stdin(stdin).stdout(stdout).stderr(stderr);
-    Ok(command.spawn())
+    command.stdin(stdin).stdout(stdout).stderr(stderr);
+    let spawned = command.spawn();
+    // The Command holds capout's copies of the write end; the pipe ends
+    // only when they are closed too.
+    drop(command);
+    spawned.map_err(|e| spawn_error(&spec.program, &e))
+}
+
+/// When capout was started as [`start`] starts it, makes a new session
+/// and executes the command: `PATH NAME ARG...` are its arguments, the
+/// file found, the name the command was given by, and its arguments. It
+/// returns only when the command could not be executed, with the status
+/// that a shell gives then.
+pub fn exec_in_new_session() -> Option<u8> {
+    let mut args = std::env::args_os();
+    if args.next()? != SESSION_ARG0 {
+        return None;
+    }
+    let (path, name) = (args.next()?, args.next()?);
+    let args: Vec<OsString> = args.collect();
+    // The first thing done, before the command's group can be signalled:
+    // until then a signal for it reaches this process (see `signal`).
+    let _ = rustix::process::setsid();
+    let e = Command::new(&path).arg0(&name).args(&args).exec();
+    // A file with the execute bit but no `#!` line, as `execvp` runs it.
+    let e = if e.raw_os_error() == Some(rustix::io::Errno::NOEXEC.raw_os_error()) {
+        Command::new("/bin/sh").arg0(&name).arg(&path).args(&args).exec()
+    } else {
+        e
+    };
+    let error = spawn_error(&name, &e);
+    eprintln!("capout: {error}");
+    Some(error.exit_code())
 }
 
 /// The file that `execvp` runs for `program`: itself when it names a
-/// path, else the first executable file of that name in `PATH`.
-fn find_program(program: &OsStr) -> Option<PathBuf> {
+/// path, else the first executable file of that name in `PATH`. The error
+/// is the one `execvp` would give.
+fn find_program(program: &OsStr) -> io::Result<PathBuf> {
+    let executable =
+        |file: &Path| file.metadata().map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
     if program.as_encoded_bytes().contains(&b'/') {
-        return Some(PathBuf::from(program));
+        let path = PathBuf::from(program);
+        return if executable(&path)? { Ok(path) } else { Err(io::ErrorKind::PermissionDenied.into()) };
     }
     let path = std::env::var_os("PATH").unwrap_or_else(|| "/bin:/usr/bin".into());
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|file| file.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
+    let mut found = Err(io::ErrorKind::NotFound.into());
+    for file in std::env::split_paths(&path).map(|dir| dir.join(program)) {
+        match executable(&file) {
+            Ok(true) => return Ok(file),
+            // As execvp: a file found but not executable, when no other is.
+            Ok(false) if file.is_file() => found = Err(io::ErrorKind::PermissionDenied.into()),
+            _ => {}
+        }
+    }
+    found
 }
 
 /// The error for a command that could not be started, worded as a shell

@@ -18,6 +18,10 @@ use cli::Action;
 use signals::{Interruptible, Signals};
 
 fn main() -> ExitCode {
+    // Started by itself to run a command in a session of its own.
+    if let Some(status) = command::exec_in_new_session() {
+        return ExitCode::from(status);
+    }
     let config = match cli::parse() {
         Action::Run(config) => *config,
         Action::Completions(shell) => {

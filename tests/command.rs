@@ -571,9 +571,20 @@ fn a_command_reading_the_terminal_gets_end_of_file() {
 }
 
 #[test]
-fn a_command_opening_the_terminal_still_times_out() {
-    let (out, code) =
-        in_a_terminal(&format!("'{CAPOUT}' --progress never --timeout 0.5 -- sh -c 'read x < /dev/tty'"));
-    assert_eq!(out, "(no output)\n... (command timed out after 0.5s)\n");
-    assert_eq!(code, Some(124));
+fn a_command_opening_the_terminal_gets_an_error_at_once() {
+    // In a session of its own the command has no controlling terminal.
+    let script = "read x < /dev/tty; echo \"status $?\"";
+    let (out, code) = in_a_terminal(&format!("'{CAPOUT}' --progress never -- sh -c '{script}'"));
+    assert!(out.contains("/dev/tty") && out.ends_with("status 2\n"), "{out:?}");
+    assert_eq!(code, Some(0));
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_command_runs_in_a_session_of_its_own() {
+    // Its session is its own process: it leads it.
+    let out = capout(&["--", "sh", "-c", "echo $$; cut -d' ' -f6 /proc/$$/stat"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), lines.next(), "{text:?}");
 }
