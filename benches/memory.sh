@@ -56,6 +56,8 @@ done <<'OPTIONS'
 -m 50 -e w[aeiou]rker
 -m 50 -F -e worker
 -c 5000 --strip-ansi --collapse-cr
+-c 5000 --render
+--tail-lines 500 --render --render-width 1000 --render-height 200
 --tail-lines 500 --keep INFO --keep-max 20
 -c 5000 --json
 -n 500 --notice-format {total}

@@ -12,6 +12,7 @@ use crate::count::Totals;
 use crate::matcher::Matcher;
 use crate::notice::{Kind, Notice, Renderer};
 use crate::output::Route;
+use crate::render::Screen;
 use crate::rescue::{Head, Rescuer, Tail};
 use crate::save::{SaveError, Saver};
 use crate::transform::{LineCap, Transforms};
@@ -48,6 +49,8 @@ use crate::{CapSpec, Config, DEFAULT_MAX_LINE, Error, Options, utf8};
 pub struct Capper {
     spec: CapSpec,
     unit: crate::Unit,
+    /// `--render`: before everything else, in place of the transforms.
+    render: Option<Render>,
     /// `--strip-ansi`, `--collapse-cr`: before everything else.
     transforms: Transforms,
     /// The start of a character split by the end of the last chunk
@@ -98,6 +101,74 @@ impl Core {
         let mut output = self.route.to(out, err);
         self.cap.feed(capped, &self.totals, &mut output)?;
         output.flush()
+    }
+}
+
+/// `--render`: the stream through a terminal [`Screen`]; its finished
+/// rows go on to the [`Core`] in batches, so memory is the window and one
+/// batch, whatever rows a chunk of input makes.
+struct Render {
+    /// `None` once finished.
+    screen: Option<Screen>,
+    /// Finished rows not yet fed: whole rows, each ending in `\n`.
+    rows: Vec<u8>,
+}
+
+impl Render {
+    /// Rows are fed on once this many bytes of them wait.
+    const BATCH: usize = 64 * 1024;
+
+    fn new((width, height): (u16, u16)) -> Self {
+        Render { screen: Some(Screen::new(width.into(), height.into())), rows: Vec::new() }
+    }
+
+    fn feed(
+        &mut self,
+        chunk: &[u8],
+        core: &mut Core,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> io::Result<()> {
+        let Some(screen) = &mut self.screen else { return Ok(()) };
+        let rows = &mut self.rows;
+        let mut fed = Ok(());
+        screen.feed(chunk, &mut |row: &[u8]| {
+            rows.extend_from_slice(row);
+            if rows.len() >= Self::BATCH && fed.is_ok() {
+                fed = core.piece(rows, false, out, err);
+                rows.clear();
+            }
+        });
+        fed?;
+        // What this chunk finished goes out now: a head cap shows it as
+        // it comes.
+        self.flush(core, out, err)
+    }
+
+    /// Feeds on the rows still on the screen at the end of the stream.
+    fn finish(&mut self, core: &mut Core, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<()> {
+        if let Some(screen) = self.screen.take() {
+            let rows = &mut self.rows;
+            let mut fed = Ok(());
+            screen.finish(&mut |row: &[u8]| {
+                rows.extend_from_slice(row);
+                if rows.len() >= Self::BATCH && fed.is_ok() {
+                    fed = core.piece(rows, false, out, err);
+                    rows.clear();
+                }
+            });
+            fed?;
+        }
+        self.flush(core, out, err)
+    }
+
+    fn flush(&mut self, core: &mut Core, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<()> {
+        if self.rows.is_empty() {
+            return Ok(());
+        }
+        let fed = core.piece(&self.rows, false, out, err);
+        self.rows.clear();
+        fed
     }
 }
 
@@ -164,6 +235,7 @@ impl Capper {
         Ok(Capper {
             spec: config.cap,
             unit: config.unit,
+            render: config.render.map(Render::new),
             transforms: Transforms::new(config.strip_ansi, config.collapse_cr, config.limits.collapse_cr),
             held: Vec::new(),
             transformed: Vec::new(),
@@ -217,6 +289,9 @@ impl Capper {
     }
 
     fn feed(&mut self, mut chunk: &[u8], out: &mut dyn Write, err: &mut dyn Write) -> io::Result<()> {
+        if let Some(render) = &mut self.render {
+            return render.feed(chunk, &mut self.core, out, err);
+        }
         if self.transforms.any() {
             let mut transformed = std::mem::take(&mut self.transformed);
             self.transforms.apply(chunk, &mut transformed);
@@ -254,7 +329,9 @@ impl Capper {
     /// [`Capper::notify`] in its order.
     pub(crate) fn close(&mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<Summary, Error> {
         let mut last = std::mem::take(&mut self.transformed);
-        if self.transforms.any() {
+        if let Some(render) = &mut self.render {
+            render.finish(&mut self.core, out, err).map_err(Error::Write)?;
+        } else if self.transforms.any() {
             self.transforms.finish(&mut last);
         } else {
             last = std::mem::take(&mut self.held);

@@ -21,6 +21,9 @@ pub const DEFAULT_KEEP_MAX: u64 = 20;
 /// How long after SIGTERM a timed-out command gets SIGKILL when
 /// `--kill-after` is not given.
 pub const DEFAULT_KILL_AFTER: Duration = Duration::from_secs(5);
+/// The terminal of `--render` when `--render-width` and `--render-height`
+/// are not given: 200 columns, 50 rows.
+pub const DEFAULT_RENDER: (u16, u16) = (200, 50);
 
 /// Bound a command's output: keep the first lines, the last characters or
 /// the first matches, and say what was cut.
@@ -86,6 +89,18 @@ pub struct Args {
     /// Keep only the text after the last carriage return of each line
     #[arg(long)]
     collapse_cr: bool,
+
+    /// Show what a terminal would show (cursor movement, erasures, redraws applied) and cap its rows
+    #[arg(long)]
+    render: bool,
+
+    /// With --render: the terminal's width in columns, 2 to 10000 [default: 200]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(2..=10000))]
+    render_width: Option<u16>,
+
+    /// With --render: the terminal's height in rows, 1 to 1000 [default: 50]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1000))]
+    render_height: Option<u16>,
 
     /// Show the cut lines that match REGEX after the notice
     #[arg(long, value_name = "REGEX", allow_hyphen_values = true)]
@@ -265,6 +280,9 @@ impl Args {
         let runs = !self.command.is_empty();
         let timeout = if runs { self.timeout.or(defaults.timeout) } else { self.timeout };
         let kill_after = self.kill_after.or(defaults.kill_after.filter(|_| runs && timeout.is_some()));
+        // A default size waits for --render, as a default --kill-after
+        // waits for a --timeout.
+        let render = self.render || defaults.render;
         Args {
             tail_chars,
             head_lines,
@@ -279,6 +297,9 @@ impl Args {
             line_numbers: self.line_numbers || (line_cap && defaults.line_numbers),
             strip_ansi: self.strip_ansi || defaults.strip_ansi,
             collapse_cr: self.collapse_cr || defaults.collapse_cr,
+            render,
+            render_width: self.render_width.or(defaults.render_width.filter(|_| render)),
+            render_height: self.render_height.or(defaults.render_height.filter(|_| render)),
             keep,
             keep_max,
             notice: self.notice.or(defaults.notice),
@@ -315,6 +336,12 @@ impl Args {
         }
         if self.keep_max.is_some() && self.keep.is_none() {
             return Err(usage("--keep-max goes with --keep".into()));
+        }
+        for (given, name) in [(self.render_width, "--render-width"), (self.render_height, "--render-height")]
+        {
+            if given.is_some() && !self.render {
+                return Err(usage(format!("{name} goes with --render")));
+            }
         }
         if self.line_numbers && !cap.is_line_cap() {
             return Err(usage(
@@ -356,6 +383,10 @@ impl Args {
             line_numbers: self.line_numbers,
             strip_ansi: self.strip_ansi,
             collapse_cr: self.collapse_cr,
+            render: self.render.then(|| {
+                let (width, height) = DEFAULT_RENDER;
+                (self.render_width.unwrap_or(width), self.render_height.unwrap_or(height))
+            }),
             keep,
             notice: match self.notice {
                 None | Some(NoticeArg::Stdout) => NoticeTarget::Stdout,
@@ -466,8 +497,9 @@ where
 }
 
 /// The options of `CAPOUT_OPTS`, which must make sense on their own
-/// (but for a timeout, which waits for a command, and line numbers, which
-/// wait for a line cap); every error names it.
+/// (but for a timeout, which waits for a command, line numbers, which
+/// wait for a line cap, and a `--render` size, which waits for `--render`);
+/// every error names it.
 fn defaults(opts: &str) -> Result<Args, clap::Error> {
     let words = shlex::split(opts).ok_or_else(|| usage_in_capout_opts("unbalanced quotes"))?;
     let defaults = Args::try_parse_from(std::iter::once("capout".to_owned()).chain(words)).map_err(|e| {
@@ -484,8 +516,15 @@ fn defaults(opts: &str) -> Result<Args, clap::Error> {
     if !defaults.command.is_empty() {
         return Err(usage_in_capout_opts("a command is not a default"));
     }
-    let alone =
-        Args { timeout: None, kill_after: None, stdout_only: false, line_numbers: false, ..defaults.clone() };
+    let alone = Args {
+        timeout: None,
+        kill_after: None,
+        stdout_only: false,
+        line_numbers: false,
+        render_width: None,
+        render_height: None,
+        ..defaults.clone()
+    };
     alone.into_config().map_err(|e| from_capout_opts(&e))?;
     Ok(defaults)
 }

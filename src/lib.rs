@@ -268,6 +268,9 @@ pub struct Config {
     pub strip_ansi: bool,
     /// Keep only what follows the last `\r` of each line.
     pub collapse_cr: bool,
+    /// `--render`: the `(columns, rows)` of the terminal that the stream
+    /// is shown on; its rows, not the stream's lines, go on to the cap.
+    pub render: Option<(u16, u16)>,
     /// Rescue cut lines that match.
     pub keep: Option<Keep>,
     /// Where notices go.
@@ -325,6 +328,7 @@ impl Default for Config {
             line_numbers: false,
             strip_ansi: false,
             collapse_cr: false,
+            render: None,
             keep: None,
             notice: NoticeTarget::Stdout,
             template: None,
@@ -484,6 +488,15 @@ pub struct Options {
     pub strip_ansi: bool,
     /// Keep only what follows the last `\r` of each line.
     pub collapse_cr: bool,
+    /// Show the stream as a terminal of `(columns, rows)` would, and cap
+    /// its rows (`--render`): a row that scrolls off the top goes on to
+    /// the cap, then, at the end, the screen's rows up to the last that
+    /// holds text. It does what [`Options::strip_ansi`] and
+    /// [`Options::collapse_cr`] do, and more. The screen is allocated
+    /// whole: about 24 bytes a cell, twice while a full-screen program
+    /// has the alternate screen. A width below 2 counts as 2 and a height
+    /// below 1 as 1.
+    pub render: Option<(u16, u16)>,
     /// Rescue cut lines that match.
     pub keep: Option<Keep>,
     /// Where notices go.
@@ -504,6 +517,7 @@ impl Default for Options {
             line_numbers: false,
             strip_ansi: false,
             collapse_cr: false,
+            render: None,
             keep: None,
             notice: NoticeTarget::Stdout,
             template: None,
@@ -534,6 +548,7 @@ impl From<Options> for Config {
             line_numbers: o.line_numbers,
             strip_ansi: o.strip_ansi,
             collapse_cr: o.collapse_cr,
+            render: o.render,
             keep: o.keep,
             notice: o.notice,
             template: o.template,

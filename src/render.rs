@@ -259,7 +259,11 @@ impl Row {
 fn row_text<'a>(row: &Row, buf: &'a mut Vec<u8>) -> &'a [u8] {
     buf.clear();
     for cell in &row.cells {
-        buf.extend_from_slice(&cell.data[..cell.len as usize]);
+        // Most cells hold one byte: pushed, not copied as a slice.
+        match cell.len {
+            1 => buf.push(cell.data[0]),
+            len => buf.extend_from_slice(&cell.data[..usize::from(len)]),
+        }
     }
     while buf.last() == Some(&b' ') {
         buf.pop();

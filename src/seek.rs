@@ -22,6 +22,7 @@ pub fn needs_only_the_end(config: &Config) -> bool {
         && config.save.is_none()
         && !config.strip_ansi
         && !config.collapse_cr
+        && config.render.is_none()
         && !config.line_numbers
         && (config.max_line.is_none() || config.cap.is_line_cap())
         && !config.reads_totals()

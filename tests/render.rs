@@ -4,7 +4,10 @@
 //! (trailing blanks and trailing empty rows removed) must equal the model's
 //! rows, byte for byte. Each fixture runs at three sizes, with the pane's
 //! line discipline translating `\n` to `\r\n` (as the model does by
-//! default) and with it passing bytes unchanged (`raw_line_feed`).
+//! default) and with it passing bytes unchanged (`raw_line_feed`). The
+//! binary is held to the same oracle: `capout --render --render-width W
+//! --render-height H --notice none` on each fixture prints what the
+//! translating pane shows.
 //!
 //! Deliberate differences from tmux are listed in src/render.rs; the
 //! fixtures avoid them (no invalid UTF-8, no `ESC[3J`), and the unit tests
@@ -77,6 +80,22 @@ fn model(input: &[u8], (width, height): (usize, usize), lf: LineFeed, sizes: &[u
     }
     screen.finish(&mut emit);
     out
+}
+
+/// What `capout --render --notice none` prints for `input` on a terminal
+/// of `size`, through a pipe.
+fn binary((width, height): (usize, usize), input: &[u8]) -> Vec<u8> {
+    let out = assert_cmd::Command::cargo_bin("capout")
+        .expect("the binary is built")
+        .env_remove("CAPOUT_OPTS")
+        .args(["--render", "--notice", "none", "-c", "1000000"])
+        .args(["--render-width", &width.to_string(), "--render-height", &height.to_string()])
+        .write_stdin(input)
+        .output()
+        .expect("capout runs");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(out.status.code(), Some(0));
+    out.stdout
 }
 
 /// A tmux server of our own, on a socket no other test uses.
@@ -219,8 +238,8 @@ fn every_fixture_renders_as_tmux_shows_it() {
         let shown = tmux.capture(name);
         let input = std::fs::read(fixture).unwrap();
         let rendered = model(&input, *size, *lf, &[]);
+        let file = fixture.file_name().unwrap().to_string_lossy();
         if shown != rendered {
-            let file = fixture.file_name().unwrap().to_string_lossy();
             let _ = write!(
                 failures,
                 "{file} at {}x{} ({lf:?}):\n{}",
@@ -229,8 +248,20 @@ fn every_fixture_renders_as_tmux_shows_it() {
                 difference(&shown, &rendered)
             );
         }
+        if *lf == LineFeed::Cooked {
+            let printed = binary(*size, &input);
+            if shown != printed {
+                let _ = write!(
+                    failures,
+                    "capout --render on {file} at {}x{}:\n{}",
+                    size.0,
+                    size.1,
+                    difference(&shown, &printed).replace("model:", "capout:")
+                );
+            }
+        }
     }
-    assert!(failures.is_empty(), "the model differs from tmux:\n{failures}");
+    assert!(failures.is_empty(), "the model or capout --render differs from tmux:\n{failures}");
 }
 
 /// The fixtures fed in pieces of 1 to 7 bytes, cutting escape sequences

@@ -6,6 +6,8 @@ complete -c capout -l head-chars -d 'Keep the first N characters (with --tail-ch
 complete -c capout -l tail-lines -d 'Keep the last N lines (with --head-lines: both ends)' -r
 complete -c capout -s e -l pattern -d 'With --max-matches: count only lines matching REGEX' -r
 complete -c capout -l max-line-chars -d 'Keep W characters of each line, 0 for all [default: 2000 with the line caps, off with the others]' -r
+complete -c capout -l render-width -d 'With --render: the terminal\'s width in columns, 2 to 10000 [default: 200]' -r
+complete -c capout -l render-height -d 'With --render: the terminal\'s height in rows, 1 to 1000 [default: 50]' -r
 complete -c capout -l keep -d 'Show the cut lines that match REGEX after the notice' -r
 complete -c capout -l keep-max -d 'With --keep: show at most K rescued lines [default: 20]' -r
 complete -c capout -l notice -d 'Where notices go [default: stdout]' -r -f -a "stdout\t''
@@ -28,6 +30,7 @@ complete -c capout -l bytes -d 'Count bytes instead of characters'
 complete -c capout -s N -l line-numbers -d 'Number kept lines as `cat -n` does'
 complete -c capout -l strip-ansi -d 'Remove ANSI escape sequences before counting'
 complete -c capout -l collapse-cr -d 'Keep only the text after the last carriage return of each line'
+complete -c capout -l render -d 'Show what a terminal would show (cursor movement, erasures, redraws applied) and cap its rows'
 complete -c capout -l json -d 'Print one JSON object instead of text'
 complete -c capout -l stdout-only -d 'With a command: leave its stderr on capout\'s stderr instead of joining it'
 complete -c capout -s h -l help -d 'Print help'
