@@ -59,13 +59,16 @@ pub struct Capper {
     /// Transformed bytes not yet fed (with transforms): the start of a
     /// character held back.
     transformed: Vec<u8>,
-    saver: Option<Saver>,
     core: Core,
 }
 
 /// What each piece of the stream, begun and ended on a character
 /// boundary, goes through.
 struct Core {
+    /// `--save`: the stream as the notices count it, after the transforms
+    /// and before any cap, so that paging the file gives the lines the
+    /// notices number.
+    saver: Option<Saver>,
     cap: Box<dyn Cap>,
     /// `--max-line-chars` before a character cap, after `--keep`.
     line_cap: Option<LineCap>,
@@ -83,6 +86,9 @@ impl Core {
         out: &mut dyn Write,
         err: &mut dyn Write,
     ) -> io::Result<()> {
+        if let Some(saver) = &mut self.saver {
+            saver.write(piece);
+        }
         let capped: &[u8] = match &mut self.line_cap {
             Some(line_cap) => {
                 self.capped.clear();
@@ -225,6 +231,7 @@ impl Capper {
         let target = if config.json { crate::NoticeTarget::None } else { config.notice };
         let route = Route::new(target, config.json, renderer);
         let core = Core {
+            saver,
             cap: build_cap(config, matcher),
             line_cap: char_line_cap(config).map(|w| LineCap::new(w, config.unit)),
             capped: Vec::new(),
@@ -239,7 +246,6 @@ impl Capper {
             transforms: Transforms::new(config.strip_ansi, config.collapse_cr, config.limits.collapse_cr),
             held: Vec::new(),
             transformed: Vec::new(),
-            saver,
             core,
         })
     }
@@ -281,9 +287,6 @@ impl Capper {
     ) -> Result<(), Error> {
         if chunk.is_empty() {
             return Ok(());
-        }
-        if let Some(saver) = &mut self.saver {
-            saver.write(chunk);
         }
         self.feed(chunk, out, err).map_err(Error::Write)
     }
@@ -338,14 +341,14 @@ impl Capper {
         }
         self.core.piece(&last, true, out, err).map_err(Error::Write)?;
         let core = &mut self.core;
-        if self.saver.as_ref().is_some_and(Saver::failed) {
+        if core.saver.as_ref().is_some_and(Saver::failed) {
             core.route.forget_saved();
         }
         let outcome = core.cap.finish(&core.totals, &mut core.route.to(out, err)).map_err(Error::Write)?;
         let truncated = matches!(outcome, Outcome::Cut(..) | Outcome::Middle(_));
         // The saved file is put in place (or given up) now that the stream
         // has ended, before a notice names it.
-        let (saved_to, save_error) = match self.saver.take().map(|s| s.finish(truncated)) {
+        let (saved_to, save_error) = match core.saver.take().map(|s| s.finish(truncated)) {
             None => (None, None),
             Some(Ok(path)) => (path, None),
             Some(Err(e)) => {

@@ -131,13 +131,26 @@ fn save_writes_the_whole_input_and_names_it_in_the_notice() {
 }
 
 #[test]
-fn save_keeps_the_raw_input_not_the_transformed() {
+fn save_holds_the_stream_as_the_notices_count_it() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("raw.log");
+    let path = dir.path().join("saved.log");
     let p = path.display().to_string();
     let out = stdout_of(capout().args(["--strip-ansi", "-c", "1", "--save", &p]), b"\x1b[1mab");
     assert_eq!(out, format!("b\n... (truncated, showing last 1 chars; full output: {p})\n"));
-    assert_eq!(std::fs::read(&path).unwrap(), b"\x1b[1mab");
+    assert_eq!(std::fs::read(&path).unwrap(), b"ab");
+    // Paging the saved file gives the lines the notice numbered.
+    let out =
+        stdout_of(capout().args(["--collapse-cr", "-n", "1", "--save", &p]), b"10%\rfirst\n50%\rsecond\n");
+    assert_eq!(
+        out,
+        format!("first\n... (truncated, showing lines 1-1 of 2, next offset 1; full output: {p})\n")
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), b"first\nsecond\n");
+    let page = stdout_of(capout().args(["-n", "1", "--offset", "1"]), &std::fs::read(&path).unwrap());
+    assert_eq!(page, "second\n");
+    // Before any line cap: the saved lines are whole.
+    stdout_of(capout().args(["-c", "100", "--max-line-chars", "2", "--save", &p]), b"abcdef\n");
+    assert_eq!(std::fs::read(&path).unwrap(), b"abcdef\n");
 }
 
 #[test]

@@ -132,11 +132,10 @@ fn json_speaks_of_rendered_rows() {
     );
 }
 
-/// `--save` keeps the input as it came, with `--render` as with
-/// `--strip-ansi` and `--collapse-cr` (tests/harness.rs): the bytes to
-/// replay, escapes and all.
+/// `--save` keeps the rendered rows, as the notices count them, so that
+/// paging the file gives the rows the notice numbered (SPEC §5).
 #[test]
-fn save_keeps_the_input_as_it_came() {
+fn save_keeps_the_rendered_rows() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("dpkg.log");
     let p = path.display().to_string();
@@ -147,7 +146,12 @@ fn save_keeps_the_input_as_it_came() {
             "Unpacking package-1 (1.0-1) ...\n... (truncated, showing lines 1-1 of 41, next offset 1; full output: {p})\n"
         )
     );
-    assert_eq!(std::fs::read(&path).unwrap(), input);
+    let saved = std::fs::read(&path).unwrap();
+    assert_eq!(saved, run(&["--render", "--notice", "none", "-n", "1000"], &input).into_bytes());
+    assert_eq!(
+        run(&["-n", "1", "--offset", "1"], &saved),
+        "Unpacking package-2 (1.0-2) ...\n... (truncated, showing lines 2-2 of 41, next offset 2)\n"
+    );
 }
 
 #[test]
