@@ -108,6 +108,12 @@ impl Signals {
         self.caught.iter().filter(|(flag, _)| flag.swap(false, Ordering::SeqCst)).map(|(_, signal)| *signal)
     }
 
+    /// The first caught signal that came, its flag left set: until the
+    /// signals are released, another of its kind still ends capout.
+    pub fn first(&self) -> Option<Signal> {
+        self.caught.iter().find(|(flag, _)| flag.load(Ordering::SeqCst)).map(|(_, signal)| *signal)
+    }
+
     /// Whether a child changed state since the last call.
     pub fn take_child(&self) -> bool {
         self.child.swap(false, Ordering::SeqCst)
@@ -184,7 +190,9 @@ impl<R: Read + AsFd> Interruptible<R> {
     /// Whether a signal came; it ends the input.
     fn interrupted(&mut self) -> bool {
         if self.signal.is_none() {
-            self.signal = self.signals.take().next();
+            // Not taken: a second signal that comes before the release
+            // still finds its flag set, and ends capout.
+            self.signal = self.signals.first();
             if self.signal.is_some() {
                 self.signals.release();
             }
