@@ -6,8 +6,9 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::error::ErrorKind;
-use clap::{CommandFactory, Parser, ValueEnum};
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use clap::parser::ValueSource;
+use clap::{Arg, ArgAction, ArgMatches, CommandFactory, FromArgMatches, Parser, ValueEnum};
 use clap_complete::Shell;
 
 use capout::{CapSpec, CommandSpec, Config, Keep, NoticeTarget, Pattern, SaveTo, Template, Timeout, Unit};
@@ -35,7 +36,9 @@ pub const DEFAULT_RENDER: (u16, u16) = (200, 50);
     override_usage = "capout [OPTIONS]\n       capout [OPTIONS] [--] COMMAND [ARG]...",
     after_help = "With no cap, --tail-chars 5000 applies. With a COMMAND, capout runs it, caps its joined \
                   stdout and stderr, and exits with its status (124 on --timeout, 126 or 127 when it \
-                  cannot be run). See capout(1) for the notices and exit statuses."
+                  cannot be run). Every switch has a --no- form (--no-json, --no-strip-ansi, ...) \
+                  that turns off a default from CAPOUT_OPTS. See capout(1) for the notices and exit \
+                  statuses."
 )]
 pub struct Args {
     /// Keep the last N characters [default cap: 5000]
@@ -70,7 +73,8 @@ pub struct Args {
     #[arg(short = 'F', long)]
     fixed_strings: bool,
 
-    /// Keep W characters of each line, 0 for all [default: 2000 with the line caps, off with the others]
+    /// Keep W characters of each line, 0 for all [default: 2000 with --head-lines, --tail-lines and
+    /// --max-matches; off with the char caps]
     #[arg(long, value_name = "W", allow_negative_numbers = true)]
     max_line_chars: Option<u64>,
 
@@ -127,18 +131,19 @@ pub struct Args {
     json: bool,
 
     /// Also write the whole input, uncut, to FILE
-    #[arg(long, value_name = "FILE", conflicts_with = "save_dir")]
+    #[arg(long, value_name = "FILE", overrides_with = "save_dir")]
     save: Option<PathBuf>,
 
     /// Also write the whole input to a new DIR/capout-XXXXXX.log, removed when nothing was cut
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", overrides_with = "save")]
     save_dir: Option<PathBuf>,
 
     /// Show a live count of what was read on stderr while a cap holds its output back [default: auto]
     #[arg(long, value_enum, value_name = "WHEN")]
     progress: Option<When>,
 
-    /// With a command: stop it after DURATION (30, 30s, 500ms, 2m, 1h; 0 for never) and exit 124
+    /// With a command: stop it after DURATION (30, 30s, 1.5s, 500ms, 2m, 1h, 1d; 0 for never) and exit
+    /// 124
     #[arg(long, value_name = "DURATION", value_parser = duration, allow_negative_numbers = true)]
     timeout: Option<DurationArg>,
 
@@ -247,72 +252,6 @@ impl Args {
                 name.parse().map(Action::Completions).map_err(|e: String| invalid("--completions", &e))
             }
             None => self.into_config().map(|config| Action::Run(Box::new(config))),
-        }
-    }
-
-    /// Fills in what this command line leaves open from `defaults`, the
-    /// options of `CAPOUT_OPTS`: a later option wins over an earlier, and
-    /// a cap here replaces all the caps there.
-    fn over(self, defaults: Args) -> Args {
-        let has_cap = [self.tail_chars, self.head_chars, self.head_lines, self.tail_lines, self.max_matches]
-            .iter()
-            .any(Option::is_some);
-        let caps = if has_cap { &self } else { &defaults };
-        let (tail_chars, head_lines, max_matches, head_chars, tail_lines) =
-            (caps.tail_chars, caps.head_lines, caps.max_matches, caps.head_chars, caps.tail_lines);
-        let (save, save_dir) = if self.save.is_some() || self.save_dir.is_some() {
-            (self.save, self.save_dir)
-        } else {
-            (defaults.save, defaults.save_dir)
-        };
-        // Options of a cap go with it; a default that does not fit the
-        // cap in force is left out, as a default timeout is without a
-        // command, so that CAPOUT_OPTS never breaks a command line.
-        let matches = max_matches.is_some();
-        let line_cap = matches || head_lines.is_some() || tail_lines.is_some();
-        let (keep, keep_max) = match self.keep {
-            Some(keep) => (Some(keep), self.keep_max.or(defaults.keep_max)),
-            None if matches => (None, self.keep_max),
-            None => (defaults.keep, self.keep_max.or(defaults.keep_max)),
-        };
-        // The options of a command apply from CAPOUT_OPTS only when there
-        // is a command, so that a default timeout leaves filter mode be.
-        let runs = !self.command.is_empty();
-        let timeout = if runs { self.timeout.or(defaults.timeout) } else { self.timeout };
-        let kill_after = self.kill_after.or(defaults.kill_after.filter(|_| runs && timeout.is_some()));
-        // A default size waits for --render, as a default --kill-after
-        // waits for a --timeout.
-        let render = self.render || defaults.render;
-        Args {
-            tail_chars,
-            head_lines,
-            max_matches,
-            head_chars,
-            tail_lines,
-            offset: if has_cap { self.offset } else { self.offset.or(defaults.offset) },
-            pattern: if has_cap { self.pattern } else { self.pattern.or(defaults.pattern) },
-            fixed_strings: self.fixed_strings || (!has_cap && defaults.fixed_strings),
-            max_line_chars: self.max_line_chars.or(defaults.max_line_chars),
-            bytes: self.bytes || defaults.bytes,
-            line_numbers: self.line_numbers || (line_cap && defaults.line_numbers),
-            strip_ansi: self.strip_ansi || defaults.strip_ansi,
-            collapse_cr: self.collapse_cr || defaults.collapse_cr,
-            render,
-            render_width: self.render_width.or(defaults.render_width.filter(|_| render)),
-            render_height: self.render_height.or(defaults.render_height.filter(|_| render)),
-            keep,
-            keep_max,
-            notice: self.notice.or(defaults.notice),
-            notice_format: self.notice_format.or(defaults.notice_format),
-            json: self.json || defaults.json,
-            save,
-            save_dir,
-            progress: self.progress.or(defaults.progress),
-            timeout,
-            kill_after,
-            stdout_only: self.stdout_only || (runs && defaults.stdout_only),
-            completions: self.completions,
-            command: self.command,
         }
     }
 
@@ -463,11 +402,11 @@ impl Args {
 }
 
 fn invalid(option: &str, why: &str) -> clap::Error {
-    Args::command().error(ErrorKind::ValueValidation, format!("invalid value for '{option}': {why}"))
+    command().error(ErrorKind::ValueValidation, format!("invalid value for '{option}': {why}"))
 }
 
 fn usage(message: String) -> clap::Error {
-    Args::command().error(ErrorKind::ArgumentConflict, message)
+    command().error(ErrorKind::ArgumentConflict, message)
 }
 
 /// Parses the process's arguments and `CAPOUT_OPTS`; on a usage error,
@@ -484,66 +423,237 @@ pub fn parse() -> Action {
 
 /// Parses `args` (the first is the program's name) over the default
 /// options `opts` (the value of `CAPOUT_OPTS`).
+///
+/// The words of `opts` go in front of the command line's and all are
+/// parsed at once, as ripgrep parses its config file: a later option
+/// overrides an earlier one, so every option works from `CAPOUT_OPTS` as
+/// it works on the command line. The defaults are also parsed alone, to
+/// check that they make sense on their own and to learn where they end:
+/// a cap on the command line replaces the caps of `CAPOUT_OPTS`, and a
+/// few defaults give way where they do not fit (see `resolve`).
 pub fn try_parse<I, T>(args: I, opts: Option<&str>) -> Result<Action, clap::Error>
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let args = Args::try_parse_from(args)?;
-    match opts.map(defaults).transpose()? {
-        Some(defaults) => args.over(defaults).into_action(),
-        None => args.into_action(),
+    let mut args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    if args.is_empty() {
+        args.push("capout".into());
     }
+    let Some(opts) = opts else {
+        return resolve(&parse_words(&args)?, 0)?.into_action();
+    };
+    let words = shlex::split(opts).ok_or_else(|| usage_in_capout_opts("unbalanced quotes"))?;
+    let defaults: Vec<OsString> =
+        std::iter::once(args[0].clone()).chain(words.into_iter().map(OsString::from)).collect();
+    let alone = match parse_words(&defaults) {
+        Ok(alone) => alone,
+        Err(e) => {
+            // The command line's own mistakes are reported first, as
+            // they would be without CAPOUT_OPTS.
+            parse_words(&args)?;
+            return Err(from_capout_opts(&e));
+        }
+    };
+    check_defaults(&alone, &defaults[1..])?;
+    let end = last_index(&alone);
+    let all: Vec<OsString> = defaults.into_iter().chain(args.into_iter().skip(1)).collect();
+    let matches = parse_words(&all)?;
+    resolve(&alone, usize::MAX).and_then(Args::into_config).map_err(|e| from_capout_opts(&e))?;
+    resolve(&matches, end)?.into_action()
 }
 
-/// The options of `CAPOUT_OPTS`, which must make sense on their own
-/// (but for a timeout, which waits for a command, line numbers, which
-/// wait for a line cap, and a `--render` size, which waits for `--render`);
-/// every error names it.
-fn defaults(opts: &str) -> Result<Args, clap::Error> {
-    let words = shlex::split(opts).ok_or_else(|| usage_in_capout_opts("unbalanced quotes"))?;
-    let defaults = Args::try_parse_from(std::iter::once("capout".to_owned()).chain(words)).map_err(|e| {
-        match e.kind() {
-            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
-                usage_in_capout_opts("--help and --version are not defaults")
-            }
-            _ => from_capout_opts(&e),
-        }
-    })?;
-    if defaults.completions.is_some() {
+/// Parses `words`, the program's name first, with [`command`].
+///
+/// `--keep`, `--pattern` and `--notice-format` take a value that starts
+/// with `-` only when it is joined to them (`--keep=-x`): given as the
+/// next word, it is far more often a flag meant as one, as in
+/// `--keep -i error`, which would take `-i` for the pattern and run
+/// `error`. clap cannot tell the two forms apart, so a parse that lets
+/// these options take any next word is checked by one that does not.
+fn parse_words(words: &[OsString]) -> Result<ArgMatches, clap::Error> {
+    let mut cmd = command();
+    let matches = cmd.try_get_matches_from_mut(words).map_err(true_tip)?;
+    let takes_dashes: Vec<&Arg> = cmd.get_opts().filter(|arg| arg.is_allow_hyphen_values_set()).collect();
+    if !may_take_a_dash_word(&takes_dashes, words) {
+        return Ok(matches);
+    }
+    let strict = |args: &[&Arg]| {
+        args.iter()
+            .fold(command(), |cmd, arg| cmd.mut_arg(arg.get_id(), |arg| arg.allow_hyphen_values(false)))
+            .try_get_matches_from(words)
+    };
+    if let Err(e) = strict(&takes_dashes) {
+        let culprit = takes_dashes.iter().find(|arg| strict(&[arg]).is_err());
+        return Err(match culprit {
+            Some(arg) => unjoined_dash_value(arg, &matches),
+            None => true_tip(e),
+        });
+    }
+    Ok(matches)
+}
+
+/// Whether one of `args` may have taken a word that starts with `-` for
+/// its value: a word that ends in one of them (`--keep`, `-e`, `-Fe`) is
+/// followed by one. Only then is the slower check of `parse_words` needed;
+/// a false alarm costs only its time.
+fn may_take_a_dash_word(args: &[&Arg], words: &[OsString]) -> bool {
+    words.windows(2).any(|pair| {
+        let (word, next) = (pair[0].to_string_lossy(), pair[1].as_encoded_bytes());
+        let ends_in = |arg: &&Arg| match word.strip_prefix("--") {
+            Some(long) => arg.get_long() == Some(long),
+            None => word.starts_with('-') && arg.get_short().is_some_and(|short| word.ends_with(short)),
+        };
+        next.len() > 1 && next[0] == b'-' && args.iter().any(ends_in)
+    })
+}
+
+/// The usage error for `--keep -x`: the value must be joined to its option.
+fn unjoined_dash_value(arg: &Arg, matches: &ArgMatches) -> clap::Error {
+    let long = arg.get_long().unwrap_or_default();
+    let value = matches
+        .get_raw(arg.get_id().as_str())
+        .and_then(Iterator::last)
+        .map(|v| v.to_string_lossy().into_owned())
+        .filter(|v| v.starts_with('-'))
+        .unwrap_or_else(|| "-x".into());
+    let mut message =
+        format!("a value of --{long} that starts with '-' must be joined to it, as in --{long}={value}");
+    if arg.get_value_names().is_some_and(|names| names.iter().any(|name| name == "REGEX")) {
+        message.push_str("; for case-insensitive matching, start the pattern with (?i)");
+    }
+    command().error(ErrorKind::InvalidValue, message)
+}
+
+/// Replaces clap's tip for an unknown argument, "to pass '--x' as a
+/// value, use '-- --x'", which is wrong here: `--` starts a command.
+fn true_tip(mut e: clap::Error) -> clap::Error {
+    if e.kind() == ErrorKind::UnknownArgument
+        && e.get(ContextKind::Suggested).is_some()
+        && let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg).cloned()
+    {
+        let tip = format!("to pass '{arg}' as the value of an option, join it to the option: --OPTION={arg}");
+        e.insert(ContextKind::Suggested, ContextValue::StyledStrs(vec![tip.into()]));
+    }
+    e
+}
+
+/// Checks what the parse of `CAPOUT_OPTS` alone cannot: it holds only
+/// options that can be defaults.
+fn check_defaults(alone: &ArgMatches, words: &[OsString]) -> Result<(), clap::Error> {
+    let given = |id: &str| alone.value_source(id) == Some(ValueSource::CommandLine);
+    if given("completions") {
         return Err(usage_in_capout_opts("--completions is not a default"));
     }
-    if !defaults.command.is_empty() {
+    // A `--` taken as a value was refused by parse_words: this one would
+    // make the command line's options a command.
+    if given("command") || words.iter().any(|word| word == "--") {
         return Err(usage_in_capout_opts("a command is not a default"));
     }
-    let alone = Args {
-        timeout: None,
-        kill_after: None,
-        stdout_only: false,
-        line_numbers: false,
-        render_width: None,
-        render_height: None,
-        ..defaults.clone()
+    Ok(())
+}
+
+/// The last position clap gave to a word of `matches`: the words of a
+/// longer parse that begins with the same words and has positions past
+/// this one come after them.
+fn last_index(matches: &ArgMatches) -> usize {
+    matches
+        .ids()
+        .filter(|id| matches.value_source(id.as_str()) == Some(ValueSource::CommandLine))
+        .filter_map(|id| matches.indices_of(id.as_str()))
+        .flatten()
+        .max()
+        .unwrap_or(0)
+}
+
+/// Resets each named field of `$args` for which `$default` holds, i.e.
+/// whose value came from `CAPOUT_OPTS`. The field's name is its clap id.
+macro_rules! give_way {
+    ($args:ident, $default:ident, $($field:ident),+) => {
+        $(if $default(stringify!($field)) {
+            $args.$field = Default::default();
+        })+
     };
-    alone.into_config().map_err(|e| from_capout_opts(&e))?;
-    Ok(defaults)
+}
+
+/// The options that `matches` holds, where the values at positions up to
+/// `end` came from `CAPOUT_OPTS`. Each option has its last value; only
+/// these defaults give way, so that `CAPOUT_OPTS` never breaks a command
+/// line:
+/// - a cap on the command line replaces the caps of `CAPOUT_OPTS` with the
+///   options that belong to them (`--offset`, `--pattern`,
+///   `--fixed-strings`; `--keep` and `--keep-max` when it is
+///   `--max-matches`, which they do not go with);
+/// - `-N` waits for a line cap, a `--render` size for `--render`, and the
+///   options of a command (`--timeout`,
+///   `--kill-after`, `--stdout-only`) for a command (and `--kill-after`
+///   for a `--timeout`).
+fn resolve(matches: &ArgMatches, end: usize) -> Result<Args, clap::Error> {
+    const CAPS: [&str; 5] = ["tail_chars", "head_chars", "head_lines", "tail_lines", "max_matches"];
+    let mut args = Args::from_arg_matches(matches)?;
+    let given = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
+    let default = |id: &str| given(id) && matches.index_of(id).is_some_and(|i| i <= end);
+    if CAPS.iter().any(|id| given(id) && !default(id)) {
+        give_way!(args, default, tail_chars, head_chars, head_lines, tail_lines, max_matches);
+        give_way!(args, default, offset, pattern, fixed_strings);
+        if args.max_matches.is_some() {
+            give_way!(args, default, keep, keep_max);
+        }
+    }
+    if !args.cap().is_ok_and(CapSpec::is_line_cap) {
+        give_way!(args, default, line_numbers);
+    }
+    if args.command.is_empty() {
+        give_way!(args, default, timeout, kill_after, stdout_only);
+    }
+    if args.timeout.is_none() {
+        give_way!(args, default, kill_after);
+    }
+    // A default size waits for --render, as --kill-after for a --timeout.
+    if !args.render {
+        give_way!(args, default, render_width, render_height);
+    }
+    Ok(args)
 }
 
 fn usage_in_capout_opts(message: &str) -> clap::Error {
-    Args::command().error(ErrorKind::ArgumentConflict, format!("in CAPOUT_OPTS: {message}"))
+    command().error(ErrorKind::ArgumentConflict, format!("in CAPOUT_OPTS: {message}"))
 }
 
-/// The clap command, for `--completions` and the tests.
+/// The clap command, for parsing, `--completions` and the tests: the
+/// options of [`Args`], and for each switch `--NAME` a hidden `--no-NAME`
+/// that turns it off. The later of the two wins.
 pub fn command() -> clap::Command {
-    Args::command()
+    let cmd = Args::command();
+    // Overrides work both ways: `--json` also clears a `--no-json` before it.
+    let negations: Vec<Arg> = cmd
+        .get_arguments()
+        .filter(|arg| matches!(arg.get_action(), ArgAction::SetTrue))
+        .filter_map(|arg| {
+            let long = arg.get_long()?;
+            let no = format!("no-{long}");
+            Some(
+                Arg::new(no.clone())
+                    .long(no)
+                    .action(ArgAction::SetTrue)
+                    .overrides_with(arg.get_id().clone())
+                    .hide(true)
+                    .help(format!("Turn --{long} off")),
+            )
+        })
+        .collect();
+    cmd.args(negations)
 }
 
 /// Says that a usage error came from `CAPOUT_OPTS`.
 fn from_capout_opts(e: &clap::Error) -> clap::Error {
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        return usage_in_capout_opts("--help and --version are not defaults");
+    }
     let text = e.render().to_string();
     let first = text.lines().next().unwrap_or_default();
     let message = first.strip_prefix("error: ").unwrap_or(first);
-    Args::command().error(e.kind(), format!("in CAPOUT_OPTS: {message}"))
+    command().error(e.kind(), format!("in CAPOUT_OPTS: {message}"))
 }
 
 #[cfg(test)]
@@ -719,5 +829,211 @@ mod tests {
         let spec = with(&["--timeout", "2", "x"], "--timeout 1m").unwrap().unwrap();
         assert_eq!(spec.timeout.unwrap().label, "2s");
         assert_eq!(with(&[], "ls"), Err(ErrorKind::ArgumentConflict));
+    }
+
+    /// The options that must go with `id` for it to make sense, given
+    /// with it in `CAPOUT_OPTS` or on the command line alike.
+    fn companions(id: &str) -> &'static [&'static str] {
+        match id {
+            "offset" | "line_numbers" => &["-n", "5"],
+            "pattern" => &["-m", "5"],
+            "fixed_strings" => &["-m", "5", "-e", "x"],
+            "keep_max" => &["--keep", "x"],
+            "kill_after" => &["--timeout", "1"],
+            "render_width" | "render_height" => &["--render"],
+            _ => &[],
+        }
+    }
+
+    /// Values to try for an option, by the name of its value.
+    fn samples(arg: &Arg) -> Vec<String> {
+        if !arg.get_action().takes_values() {
+            return vec![];
+        }
+        let possible = arg.get_possible_values();
+        if !possible.is_empty() {
+            return possible.iter().map(|v| v.get_name().to_owned()).collect();
+        }
+        let name = arg.get_value_names().and_then(|names| names.first()).map(ToString::to_string);
+        let sample = match name.as_deref() {
+            None => return vec![],
+            Some("N" | "K" | "W") => "3",
+            Some("REGEX") => "x",
+            Some("TEMPLATE") => "cut {omitted}",
+            Some("DURATION") => "9s",
+            Some("FILE") => "saved.log",
+            Some("DIR") => "logs",
+            Some(other) => panic!("no sample value for {other}: add one"),
+        };
+        vec![sample.to_owned()]
+    }
+
+    fn quoted(words: &[&str]) -> String {
+        shlex::try_join(words.iter().copied()).unwrap()
+    }
+
+    /// The options a user sets: all but the positional command, the
+    /// `--no-` forms and those that make capout do something else.
+    fn options() -> Vec<Arg> {
+        super::command()
+            .get_arguments()
+            .filter(|arg| arg.get_long().is_some_and(|long| !long.starts_with("no-")))
+            .filter(|arg| !matches!(arg.get_action(), ArgAction::Help | ArgAction::Version))
+            .filter(|arg| arg.get_id() != "completions")
+            .cloned()
+            .collect()
+    }
+
+    #[test]
+    fn every_option_works_from_capout_opts() {
+        let options = options();
+        assert!(options.len() > 20, "{options:?}");
+        for arg in options {
+            let (id, long) = (arg.get_id().as_str(), format!("--{}", arg.get_long().unwrap()));
+            let with = companions(id);
+            let values = samples(&arg);
+            let values: Vec<Option<&str>> = if values.is_empty() {
+                vec![None]
+            } else {
+                values.iter().map(|v| Some(v.as_str())).collect()
+            };
+            let mut differs = false;
+            for value in values {
+                let mut words = with.to_vec();
+                words.push(&long);
+                words.extend(value);
+                // With and without a command: an option works in either
+                // mode it is valid in, and in one at least.
+                let mut valid = false;
+                for tail in [&[][..], &["x"]] {
+                    let Ok(on_the_command_line) = config(&[&words[..], tail].concat(), None) else {
+                        continue;
+                    };
+                    valid = true;
+                    let from_opts = config(tail, Some(&quoted(&words)));
+                    assert_eq!(
+                        from_opts.as_ref(),
+                        Ok(&on_the_command_line),
+                        "CAPOUT_OPTS={words:?} {tail:?}"
+                    );
+                    differs |= from_opts != config(tail, Some(&quoted(with)));
+                }
+                assert!(valid, "{words:?} is valid with or without a command (add companions?)");
+            }
+            assert!(differs, "{long} from CAPOUT_OPTS changes the config");
+        }
+    }
+
+    #[test]
+    fn every_switch_has_a_no_form_that_turns_it_off() {
+        let switches: Vec<Arg> =
+            options().into_iter().filter(|arg| matches!(arg.get_action(), ArgAction::SetTrue)).collect();
+        assert!(switches.len() >= 7, "{switches:?}");
+        let cmd = super::command();
+        for arg in switches {
+            let long = arg.get_long().unwrap();
+            let (on, off) = (format!("--{long}"), format!("--no-{long}"));
+            let (on, off) = (on.as_str(), off.as_str());
+            assert!(cmd.get_arguments().any(|a| a.get_long() == Some(&off[2..]) && a.is_hide_set()), "{off}");
+            let with = companions(arg.get_id().as_str());
+            let mut valid = false;
+            for tail in [&[][..], &["x"]] {
+                let Ok(plain) = config(&[with, tail].concat(), None) else { continue };
+                let Ok(turned_on) = config(&[with, &[on], tail].concat(), None) else { continue };
+                valid = true;
+                assert_ne!(plain, turned_on, "{on} {tail:?} changes the config");
+                // From CAPOUT_OPTS, turned off on the command line.
+                let opts = quoted(&[with, &[on]].concat());
+                assert_eq!(
+                    config(&[&[off], tail].concat(), Some(&opts)),
+                    Ok(plain.clone()),
+                    "{off} {tail:?}"
+                );
+                // On one command line, the later wins.
+                assert_eq!(config(&[with, &[on, off], tail].concat(), None), Ok(plain.clone()), "{off}");
+                assert_eq!(config(&[with, &[off, on], tail].concat(), None), Ok(turned_on), "{on}");
+            }
+            assert!(valid, "{on} is valid with or without a command");
+        }
+    }
+
+    #[test]
+    fn a_value_that_starts_with_a_dash_is_joined_to_its_option() {
+        let message = |args: &[&str], opts| match try_parse(
+            std::iter::once("capout").chain(args.iter().copied()),
+            opts,
+        ) {
+            Ok(_) => panic!("{args:?} {opts:?} parsed"),
+            Err(e) => (e.kind(), e.to_string()),
+        };
+        let (kind, text) = message(&["--tail-lines", "5", "--keep", "-i", "error"], None);
+        assert_eq!(kind, ErrorKind::InvalidValue);
+        assert!(
+            text.contains("a value of --keep that starts with '-' must be joined to it, as in --keep=-i"),
+            "{text}"
+        );
+        assert!(text.contains("(?i)"), "{text}");
+        let (_, text) = message(&["-m", "1", "-e", "--json"], None);
+        assert!(text.contains("as in --pattern=--json"), "{text}");
+        let (_, text) = message(&["--notice-format", "-{shown}"], None);
+        assert!(text.contains("--notice-format=-{shown}") && !text.contains("(?i)"), "{text}");
+        let (_, text) = message(&["-m", "1", "-Fe", "-x"], None);
+        assert!(text.contains("as in --pattern=-x"), "{text}");
+        let (_, text) = message(&["--keep", "x", "--keep", "-i"], None);
+        assert!(text.contains("as in --keep=-i"), "{text}");
+        let (_, text) = message(&[], Some("--keep -x"));
+        assert!(text.contains("in CAPOUT_OPTS: a value of --keep"), "{text}");
+        let keep = |args: &[&str]| config(args, None).map(|c| c.keep.map(|k| k.pattern));
+        assert_eq!(keep(&["--keep=-i"]), Ok(Some("-i".into())));
+        assert_eq!(keep(&["--keep=--"]), Ok(Some("--".into())));
+        assert_eq!(keep(&["--keep", "-"]), Ok(Some("-".into())));
+        assert_eq!(config(&["-m", "1", "-e-x"], None).map(|c| c.pattern.unwrap().text), Ok("-x".into()));
+        assert!(config(&["--notice-format=-{shown}"], None).unwrap().template.is_some());
+        // The command's own words are its own.
+        assert_eq!(command(&["grep", "-e", "-x"]).unwrap().unwrap().args, words(&["-e", "-x"]));
+    }
+
+    #[test]
+    fn capout_opts_cannot_start_a_command() {
+        for opts in ["--", "-n 5 --", "--keep=x -- ls"] {
+            let e = try_parse(["capout", "-n", "1"], Some(opts)).expect_err(opts);
+            assert!(e.to_string().contains("in CAPOUT_OPTS: a command is not a default"), "{opts}: {e}");
+        }
+    }
+
+    #[test]
+    fn save_and_save_dir_replace_each_other() {
+        let save = |args: &[&str], opts| config(args, opts).map(|c| c.save);
+        let file = Ok(Some(SaveTo::File("f".into())));
+        let dir = Ok(Some(SaveTo::Dir("d".into())));
+        assert_eq!(save(&["--save", "f"], Some("--save-dir d")), file);
+        assert_eq!(save(&["--save-dir", "d"], Some("--save f")), dir);
+        assert_eq!(save(&["--save-dir", "d", "--save", "f"], None), file);
+        assert_eq!(save(&[], Some("--save f")), file);
+    }
+
+    #[test]
+    fn the_command_line_is_read_after_capout_opts() {
+        // Options of the command line that need a cap of CAPOUT_OPTS.
+        let c = config(&["--offset", "4", "-N"], Some("-n 2")).unwrap();
+        assert_eq!((c.cap, c.line_numbers), (CapSpec::HeadLines { limit: 2, offset: 4 }, true));
+        let c = config(&["-e", "y", "-F"], Some("-m 2 -e x")).unwrap();
+        assert_eq!(c.pattern, Some(Pattern { text: "y".into(), fixed: true }));
+        // A cap there, in any form, replaces the caps of CAPOUT_OPTS.
+        let c = config(&["--limit=3"], Some("--head-chars 2 -c 9")).unwrap();
+        assert_eq!(c.cap, CapSpec::HeadLines { limit: 3, offset: 0 });
+        let c = config(&["-Nn3"], Some("--tail-lines 2 --keep e --keep-max 1")).unwrap();
+        assert_eq!((c.cap, c.keep.map(|k| k.max)), (CapSpec::HeadLines { limit: 3, offset: 0 }, Some(1)));
+        // Only from CAPOUT_OPTS do options give way; on the command line
+        // they are mistakes.
+        assert_eq!(cap(&["-m", "2", "--keep", "e"]), Err(ErrorKind::ArgumentConflict));
+        assert_eq!(
+            config(&["-m", "2", "--keep", "e"], Some("-n 1")).map(|_| ()),
+            Err(ErrorKind::ArgumentConflict)
+        );
+        assert_eq!(config(&["-c", "2", "-N"], Some("-n 1")).map(|_| ()), Err(ErrorKind::ArgumentConflict));
+        // A default --keep-max goes with a --keep of the command line.
+        let c = config(&["--keep", "e"], Some("--keep-max 2 --keep f")).unwrap();
+        assert_eq!(c.keep, Some(Keep { pattern: "e".into(), max: 2 }));
     }
 }

@@ -369,3 +369,146 @@ fn the_man_page_documents_every_long_option_of_help() {
         assert!(documented, "man/capout.1 lacks {option}");
     }
 }
+
+/// Runs capout with `CAPOUT_OPTS` set to `opts`; returns stdout, stderr
+/// and the exit status.
+fn run_with_opts(opts: &str, args: &[&str], input: &[u8]) -> (Vec<u8>, String, Option<i32>) {
+    let out = capout().env("CAPOUT_OPTS", opts).args(args).write_stdin(input).output().unwrap();
+    (out.stdout, String::from_utf8_lossy(&out.stderr).into_owned(), out.status.code())
+}
+
+fn help() -> String {
+    String::from_utf8(capout().arg("--help").output().unwrap().stdout).unwrap()
+}
+
+/// The switches that `--help` lists: its options that take no value, but
+/// for --help and --version.
+fn switches() -> Vec<String> {
+    let help = help();
+    let mut switches: Vec<String> = help
+        .lines()
+        .filter(|line| line.len() - line.trim_start().len() <= 6)
+        .filter_map(|line| line.trim_start().split_once("  ").map(|(spec, _)| spec))
+        .filter(|spec| spec.starts_with('-') && !spec.contains('<'))
+        .filter_map(|spec| spec.rsplit(", ").next()?.strip_prefix("--"))
+        .filter(|name| !["help", "version"].contains(name))
+        .map(str::to_owned)
+        .collect();
+    switches.sort();
+    switches
+}
+
+/// `(switch, what goes with it in CAPOUT_OPTS, command line, input, stdout
+/// without the switch)`: each input shows what the switch does.
+type Switch = (&'static str, &'static str, &'static [&'static str], &'static [u8], &'static [u8]);
+
+const SWITCHES: &[Switch] = &[
+    ("bytes", "-c 1", &[], "\u{e9}".as_bytes(), "\u{e9}".as_bytes()),
+    ("collapse-cr", "", &[], b"a\rb\n", b"a\rb\n"),
+    ("fixed-strings", "-m 5 -e a.b", &[], b"axb\n", b"axb\n"),
+    ("json", "", &[], b"x\n", b"x\n"),
+    ("line-numbers", "-n 5", &[], b"a\n", b"a\n"),
+    ("render", "", &[], b"ab\x1b[1Gc\n", b"ab\x1b[1Gc\n"),
+    ("stdout-only", "", &["sh", "-c", "echo out; echo err >&2"], b"", b"out\nerr\n"),
+    ("strip-ansi", "", &[], b"\x1b[1mx\x1b[0m\n", b"\x1b[1mx\x1b[0m\n"),
+];
+
+#[test]
+fn every_switch_from_capout_opts_is_turned_off_by_its_no_form() {
+    let names: Vec<&str> = SWITCHES.iter().map(|s| s.0).collect();
+    assert_eq!(switches(), names, "every switch of --help has a case here");
+    for &(name, with, args, input, plain) in SWITCHES {
+        let (on, off) = (format!("--{name}"), format!("--no-{name}"));
+        let opts = format!("{with} {on}");
+        let (stdout, stderr, status) = run_with_opts(with, args, input);
+        assert_eq!((stdout.as_slice(), stderr.as_str(), status), (plain, "", Some(0)), "{name}: without it");
+        let switched = run_with_opts(&opts, args, input);
+        assert_ne!(switched.0, plain, "{name}: CAPOUT_OPTS={opts:?} changes the output");
+        let turned_off = run_with_opts(&opts, &[&[off.as_str()], args].concat(), input);
+        assert_eq!(
+            turned_off,
+            (plain.to_vec(), String::new(), Some(0)),
+            "{name}: CAPOUT_OPTS={opts:?} {off}"
+        );
+        // And back on: the later of the two wins.
+        let again = run_with_opts(&format!("{opts} {off}"), &[&[on.as_str()], args].concat(), input);
+        assert_eq!(again, switched, "{name}: {off} then {on}");
+    }
+}
+
+#[test]
+fn the_man_page_documents_the_no_form_of_every_switch() {
+    let man = include_str!("../man/capout.1").replace("\\-", "-");
+    for name in switches() {
+        let off = format!("--no-{name}");
+        let documented = man
+            .match_indices(&off)
+            .any(|(i, _)| !man[i + off.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-'));
+        assert!(documented, "man/capout.1 lacks {off}");
+    }
+}
+
+#[test]
+fn a_value_that_starts_with_a_dash_must_be_joined_to_its_option() {
+    let first_line = |stderr: &str| stderr.lines().next().unwrap_or_default().to_owned();
+    // `-i` is not taken for the pattern, and `error` is not run.
+    let (stdout, stderr, status) = run_with_opts("", &["--tail-lines", "5", "--keep", "-i", "error"], b"a\n");
+    assert_eq!((stdout.as_slice(), status), (&b""[..], Some(2)), "{stderr}");
+    assert_eq!(
+        first_line(&stderr),
+        "error: a value of --keep that starts with '-' must be joined to it, as in --keep=-i; \
+         for case-insensitive matching, start the pattern with (?i)"
+    );
+    let (_, stderr, status) = run_with_opts("", &["--notice-format", "-- {shown} --"], b"");
+    assert_eq!(status, Some(2));
+    assert_eq!(
+        first_line(&stderr),
+        "error: a value of --notice-format that starts with '-' must be joined to it, as in \
+         --notice-format=-- {shown} --"
+    );
+    let (_, stderr, status) = run_with_opts("-m 5 -e -x", &[], b"");
+    assert_eq!(status, Some(2));
+    assert!(
+        first_line(&stderr).starts_with("error: in CAPOUT_OPTS: a value of --pattern that starts"),
+        "{stderr}"
+    );
+    // Joined, it is the value.
+    let out = run(&["--tail-lines", "1", "--keep=-i"], &b"-i\nb\n"[..]);
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        "b\n... (truncated, showing last 1 lines)\n... (cut lines matching -i: 1)\n1:-i\n"
+    );
+    assert_eq!(run(&["-m", "5", "-e-x"], &b"a\n-x\n"[..]), b"-x\n");
+}
+
+#[test]
+fn an_unknown_option_gets_a_tip_that_holds() {
+    let (stdout, stderr, status) = run_with_opts("", &["--tail", "5"], b"");
+    assert_eq!((stdout.as_slice(), status), (&b""[..], Some(2)));
+    assert!(stderr.starts_with("error: unexpected argument '--tail' found\n"), "{stderr}");
+    // `capout -- --tail` would run a command named --tail.
+    assert!(!stderr.contains("'-- --tail'"), "{stderr}");
+    assert!(stderr.contains("tip: a similar argument exists: '--tail-"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "tip: to pass '--tail' as the value of an option, join it to the option: --OPTION=--tail\n"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn help_gives_every_duration_unit_and_the_line_caps_default() {
+    let help = help().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains("stop it after DURATION (30, 30s, 1.5s, 500ms, 2m, 1h, 1d; 0 for never)"),
+        "{help}"
+    );
+    assert!(
+        help.contains(
+            "[default: 2000 with --head-lines, --tail-lines and --max-matches; off with the char caps]"
+        ),
+        "{help}"
+    );
+    assert!(help.contains("Every switch has a --no- form"), "{help}");
+}

@@ -5,7 +5,7 @@ complete -c capout -s m -l max-matches -d 'Keep the first N matches (lines)' -r
 complete -c capout -l head-chars -d 'Keep the first N characters (with --tail-chars: both ends)' -r
 complete -c capout -l tail-lines -d 'Keep the last N lines (with --head-lines: both ends)' -r
 complete -c capout -s e -l pattern -d 'With --max-matches: count only lines matching REGEX' -r
-complete -c capout -l max-line-chars -d 'Keep W characters of each line, 0 for all [default: 2000 with the line caps, off with the others]' -r
+complete -c capout -l max-line-chars -d 'Keep W characters of each line, 0 for all [default: 2000 with --head-lines, --tail-lines and --max-matches; off with the char caps]' -r
 complete -c capout -l render-width -d 'With --render: the terminal\'s width in columns, 2 to 10000 [default: 200]' -r
 complete -c capout -l render-height -d 'With --render: the terminal\'s height in rows, 1 to 1000 [default: 50]' -r
 complete -c capout -l keep -d 'Show the cut lines that match REGEX after the notice' -r
@@ -19,7 +19,7 @@ complete -c capout -l save-dir -d 'Also write the whole input to a new DIR/capou
 complete -c capout -l progress -d 'Show a live count of what was read on stderr while a cap holds its output back [default: auto]' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c capout -l timeout -d 'With a command: stop it after DURATION (30, 30s, 500ms, 2m, 1h; 0 for never) and exit 124' -r
+complete -c capout -l timeout -d 'With a command: stop it after DURATION (30, 30s, 1.5s, 500ms, 2m, 1h, 1d; 0 for never) and exit 124' -r
 complete -c capout -l kill-after -d 'With --timeout: send SIGKILL this long after SIGTERM, 0 for never [default: 5s]' -r
 complete -c capout -l completions -d 'Print a completion script for SHELL and exit' -r -f -a "bash\t''
 zsh\t''
@@ -33,5 +33,13 @@ complete -c capout -l collapse-cr -d 'Keep only the text after the last carriage
 complete -c capout -l render -d 'Show what a terminal would show (cursor movement, erasures, redraws applied) and cap its rows'
 complete -c capout -l json -d 'Print one JSON object instead of text'
 complete -c capout -l stdout-only -d 'With a command: leave its stderr on capout\'s stderr instead of joining it'
+complete -c capout -l no-fixed-strings -d 'Turn --fixed-strings off'
+complete -c capout -l no-bytes -d 'Turn --bytes off'
+complete -c capout -l no-line-numbers -d 'Turn --line-numbers off'
+complete -c capout -l no-strip-ansi -d 'Turn --strip-ansi off'
+complete -c capout -l no-collapse-cr -d 'Turn --collapse-cr off'
+complete -c capout -l no-render -d 'Turn --render off'
+complete -c capout -l no-json -d 'Turn --json off'
+complete -c capout -l no-stdout-only -d 'Turn --stdout-only off'
 complete -c capout -s h -l help -d 'Print help'
 complete -c capout -s V -l version -d 'Print version'
