@@ -139,6 +139,14 @@ pub struct Args {
     #[arg(long, value_name = "SHELL", value_parser = ["bash", "zsh", "fish", "elvish"])]
     completions: Option<String>,
 
+    /// Serve the tools read, grep and bash over the Model Context Protocol on stdin and stdout
+    #[arg(long)]
+    mcp: bool,
+
+    /// With --mcp: the directory the tools work in, and that paths may not leave [default: .]
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+
     /// The command to run and its arguments; everything from COMMAND on is its own
     #[arg(value_name = "COMMAND", trailing_var_arg = true, num_args = 1..)]
     command: Vec<OsString>,
@@ -227,6 +235,11 @@ fn cap_value() -> clap::builder::RangedU64ValueParser<u64> {
 impl Args {
     /// What the arguments ask for.
     pub fn into_action(self) -> Result<Action, clap::Error> {
+        // `capout --mcp [--root DIR]` alone is served before this parse
+        // (see `crate::mcp::requested`): here either is mixed with others.
+        if self.mcp || self.root.is_some() {
+            return Err(usage("--mcp takes no option but --root DIR: capout --mcp [--root DIR]".into()));
+        }
         match self.completions.as_deref() {
             Some(name) => {
                 name.parse().map(Action::Completions).map_err(|e: String| invalid("--completions", &e))
@@ -291,6 +304,8 @@ impl Args {
             kill_after,
             stdout_only: self.stdout_only || (runs && defaults.stdout_only),
             completions: self.completions,
+            mcp: self.mcp,
+            root: self.root,
             command: self.command,
         }
     }
@@ -478,6 +493,9 @@ fn defaults(opts: &str) -> Result<Args, clap::Error> {
             _ => from_capout_opts(&e),
         }
     })?;
+    if defaults.mcp || defaults.root.is_some() {
+        return Err(usage_in_capout_opts("--mcp and --root are not defaults"));
+    }
     if defaults.completions.is_some() {
         return Err(usage_in_capout_opts("--completions is not a default"));
     }

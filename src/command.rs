@@ -143,15 +143,35 @@ pub struct Finished {
 /// its end of the pipe, so that a command that goes on writing meets a
 /// closed pipe as it would in any pipeline; its status still stands.
 pub fn run(config: &Config, out: &mut dyn io::Write, err: &mut dyn io::Write) -> Result<Finished, Error> {
+    run_in(config, &Place::default(), out, err)
+}
+
+/// Where a command runs, beyond what its [`CommandSpec`] says.
+#[derive(Clone, Debug, Default)]
+pub struct Place {
+    /// The directory it starts in; `None` for capout's own.
+    pub dir: Option<PathBuf>,
+    /// Give it end-of-file on stdin rather than capout's stdin, which
+    /// belongs to someone else (the MCP server's requests).
+    pub no_stdin: bool,
+}
+
+/// [`run`], with the command started in `place`.
+pub fn run_in(
+    config: &Config,
+    place: &Place,
+    out: &mut dyn io::Write,
+    err: &mut dyn io::Write,
+) -> Result<Finished, Error> {
     let Some(spec) = &config.command else {
         return Err(Error::Setup(io::Error::new(io::ErrorKind::InvalidInput, "no command to run")));
     };
     let timeout = spec.timeout.as_ref();
-    let mut launch = Launch::Pending(spec);
+    let mut launch = Launch::Pending(spec, place);
     // A failed wait here fails again below, where it can be told.
     let ran = capout::run_with(config, &mut launch, out, err, |launch| match launch {
         Launch::Running(reader) => reader.wait().map(|status| status.ending(timeout)).unwrap_or_default(),
-        Launch::Pending(_) | Launch::Failed => Ending::default(),
+        Launch::Pending(..) | Launch::Failed => Ending::default(),
     });
     let ending = match launch {
         Launch::Running(mut reader) => {
@@ -162,7 +182,7 @@ pub fn run(config: &Config, out: &mut dyn io::Write, err: &mut dyn io::Write) ->
         // The pass stopped before its first read, as when the --save
         // file cannot be written, or the command could not start: it
         // never ran.
-        Launch::Pending(_) | Launch::Failed => Ending::default(),
+        Launch::Pending(..) | Launch::Failed => Ending::default(),
     };
     match ran {
         Ok(report) => Ok(Finished { ending, report: Some(report) }),
@@ -181,7 +201,7 @@ pub fn run(config: &Config, out: &mut dyn io::Write, err: &mut dyn io::Write) ->
 /// that what the pass checks before reading (that the `--save` file can be
 /// written) fails before the command runs, as it does before stdin is read.
 enum Launch<'a> {
-    Pending(&'a CommandSpec),
+    Pending(&'a CommandSpec, &'a Place),
     Running(CommandReader),
     /// It could not start; the pass got the error as its read error, and
     /// tells it (in `--json` too) and hands it back.
@@ -190,8 +210,8 @@ enum Launch<'a> {
 
 impl Read for Launch<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if let Launch::Pending(spec) = *self {
-            match CommandReader::spawn(spec) {
+        if let Launch::Pending(spec, place) = *self {
+            match CommandReader::spawn_in(spec, place) {
                 Ok(reader) => *self = Launch::Running(reader),
                 Err(e) => {
                     *self = Launch::Failed;
@@ -201,7 +221,7 @@ impl Read for Launch<'_> {
         }
         match self {
             Launch::Running(reader) => reader.read(buf),
-            Launch::Pending(_) | Launch::Failed => Err(io::Error::other("the command did not start")),
+            Launch::Pending(..) | Launch::Failed => Err(io::Error::other("the command did not start")),
         }
     }
 }
@@ -243,7 +263,8 @@ struct Shared {
 
 impl CommandReader {
     /// Starts the command with its stdout and stderr on a new pipe.
-    pub fn spawn(spec: &CommandSpec) -> Result<CommandReader, Error> {
+    /// It starts in `place`.
+    pub fn spawn_in(spec: &CommandSpec, place: &Place) -> Result<CommandReader, Error> {
         // Caught before the command starts, so that none is missed.
         let signals = Signals::catch(true).map_err(Error::Setup)?;
         let (pipe, writer) = io::pipe().map_err(Error::Setup)?;
@@ -251,7 +272,7 @@ impl CommandReader {
         // flag is the read end's own: the command's end stays blocking.
         rustix::io::ioctl_fionbio(&pipe, true).map_err(|e| Error::Setup(e.into()))?;
         crate::pipe::enlarge(&pipe);
-        let child = start(spec, &writer)?;
+        let child = start(spec, place, &writer)?;
         drop(writer);
         let (exited, exited_write) = UnixStream::pair().map_err(Error::Setup)?;
         let (control_read, control) = UnixStream::pair().map_err(Error::Setup)?;
@@ -494,10 +515,10 @@ impl Supervisor {
 /// is a background job, and a read from the terminal would stop it for
 /// good. It reads end-of-file instead. A file that the system refuses to
 /// execute for want of a `#!` line is run by `/bin/sh`, as `execvp` does.
-fn start(spec: &CommandSpec, writer: &io::PipeWriter) -> Result<Child, Error> {
+fn start(spec: &CommandSpec, place: &Place, writer: &io::PipeWriter) -> Result<Child, Error> {
     let mut command = Command::new(&spec.program);
     command.args(&spec.args);
-    let e = match launch(command, spec, writer)? {
+    let e = match launch(command, spec, place, writer)? {
         Ok(child) => return Ok(child),
         Err(e) => e,
     };
@@ -506,7 +527,7 @@ fn start(spec: &CommandSpec, writer: &io::PipeWriter) -> Result<Child, Error> {
     {
         let mut shell = Command::new("/bin/sh");
         shell.arg(path).args(&spec.args);
-        return launch(shell, spec, writer)?.map_err(|e| spawn_error(&spec.program, &e));
+        return launch(shell, spec, place, writer)?.map_err(|e| spawn_error(&spec.program, &e));
     }
     Err(spawn_error(&spec.program, &e))
 }
@@ -517,6 +538,7 @@ fn start(spec: &CommandSpec, writer: &io::PipeWriter) -> Result<Child, Error> {
 fn launch(
     mut command: Command,
     spec: &CommandSpec,
+    place: &Place,
     writer: &io::PipeWriter,
 ) -> Result<io::Result<Child>, Error> {
     // Both pipe ends are close-on-exec: the command gets the write end
@@ -524,7 +546,10 @@ fn launch(
     let stdout = writer.try_clone().map_err(Error::Setup)?;
     let stderr =
         if spec.stdout_only { Stdio::inherit() } else { writer.try_clone().map_err(Error::Setup)?.into() };
-    let stdin = if io::stdin().is_terminal() { Stdio::null() } else { Stdio::inherit() };
+    let stdin = if place.no_stdin || io::stdin().is_terminal() { Stdio::null() } else { Stdio::inherit() };
+    if let Some(dir) = &place.dir {
+        command.current_dir(dir);
+    }
     command.process_group(0).stdin(stdin).stdout(stdout).stderr(stderr);
     Ok(command.spawn())
 }

@@ -9,7 +9,9 @@ use std::sync::atomic::AtomicBool;
 
 mod cli;
 mod command;
+mod mcp;
 mod pipe;
+mod profiles;
 mod seek;
 mod signals;
 
@@ -18,6 +20,11 @@ use cli::Action;
 use signals::{Interruptible, Signals};
 
 fn main() -> ExitCode {
+    // `capout --mcp [--root DIR]` is a server, not a filter: it starts
+    // its runtime in its own module, and the filter's start-up is left be.
+    if let Some(root) = mcp::requested(std::env::args_os()) {
+        return mcp::serve(&root);
+    }
     let config = match cli::parse() {
         Action::Run(config) => *config,
         Action::Completions(shell) => {
