@@ -23,6 +23,7 @@ complete -c capout -l completions -d 'Print a completion script for SHELL and ex
 zsh\t''
 fish\t''
 elvish\t''"
+complete -c capout -l root -d 'With --mcp: the directory the tools work in, and that paths may not leave [default: .]' -r -F
 complete -c capout -s F -l fixed-strings -d 'With --pattern: match it as a literal string'
 complete -c capout -l bytes -d 'Count bytes instead of characters'
 complete -c capout -s N -l line-numbers -d 'Number kept lines as `cat -n` does'
@@ -30,5 +31,6 @@ complete -c capout -l strip-ansi -d 'Remove ANSI escape sequences before countin
 complete -c capout -l collapse-cr -d 'Keep only the text after the last carriage return of each line'
 complete -c capout -l json -d 'Print one JSON object instead of text'
 complete -c capout -l stdout-only -d 'With a command: leave its stderr on capout\'s stderr instead of joining it'
+complete -c capout -l mcp -d 'Serve the tools read, grep and bash over the Model Context Protocol on stdin and stdout'
 complete -c capout -s h -l help -d 'Print help'
 complete -c capout -s V -l version -d 'Print version'
