@@ -159,6 +159,14 @@ pub struct Args {
     #[arg(long, value_name = "SHELL", value_parser = ["bash", "zsh", "fish", "elvish"])]
     completions: Option<String>,
 
+    /// Serve the tools read, grep and bash over the Model Context Protocol on stdin and stdout
+    #[arg(long)]
+    mcp: bool,
+
+    /// With --mcp: the directory the tools work in, and that paths may not leave [default: .]
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+
     /// The command to run and its arguments; everything from COMMAND on is its own
     #[arg(value_name = "COMMAND", trailing_var_arg = true, num_args = 1..)]
     command: Vec<OsString>,
@@ -247,6 +255,11 @@ fn cap_value() -> clap::builder::RangedU64ValueParser<u64> {
 impl Args {
     /// What the arguments ask for.
     pub fn into_action(self) -> Result<Action, clap::Error> {
+        // `capout --mcp [--root DIR]` alone is served before this parse
+        // (see `crate::mcp::requested`): here either is mixed with others.
+        if self.mcp || self.root.is_some() {
+            return Err(usage("--mcp takes no option but --root DIR: capout --mcp [--root DIR]".into()));
+        }
         match self.completions.as_deref() {
             Some(name) => {
                 name.parse().map(Action::Completions).map_err(|e: String| invalid("--completions", &e))
@@ -542,6 +555,9 @@ fn true_tip(mut e: clap::Error) -> clap::Error {
 /// options that can be defaults.
 fn check_defaults(alone: &ArgMatches, words: &[OsString]) -> Result<(), clap::Error> {
     let given = |id: &str| alone.value_source(id) == Some(ValueSource::CommandLine);
+    if given("mcp") || given("root") {
+        return Err(usage_in_capout_opts("--mcp and --root are not defaults"));
+    }
     if given("completions") {
         return Err(usage_in_capout_opts("--completions is not a default"));
     }
@@ -629,6 +645,8 @@ pub fn command() -> clap::Command {
     let negations: Vec<Arg> = cmd
         .get_arguments()
         .filter(|arg| matches!(arg.get_action(), ArgAction::SetTrue))
+        // A mode, not an option to turn off.
+        .filter(|arg| arg.get_id() != "mcp")
         .filter_map(|arg| {
             let long = arg.get_long()?;
             let no = format!("no-{long}");
@@ -879,7 +897,7 @@ mod tests {
             .get_arguments()
             .filter(|arg| arg.get_long().is_some_and(|long| !long.starts_with("no-")))
             .filter(|arg| !matches!(arg.get_action(), ArgAction::Help | ArgAction::Version))
-            .filter(|arg| arg.get_id() != "completions")
+            .filter(|arg| !["completions", "mcp", "root"].contains(&arg.get_id().as_str()))
             .cloned()
             .collect()
     }

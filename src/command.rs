@@ -143,15 +143,35 @@ pub struct Finished {
 /// its end of the pipe, so that a command that goes on writing meets a
 /// closed pipe as it would in any pipeline; its status still stands.
 pub fn run(config: &Config, out: &mut dyn io::Write, err: &mut dyn io::Write) -> Result<Finished, Error> {
+    run_in(config, &Place::default(), out, err)
+}
+
+/// Where a command runs, beyond what its [`CommandSpec`] says.
+#[derive(Clone, Debug, Default)]
+pub struct Place {
+    /// The directory it starts in; `None` for capout's own.
+    pub dir: Option<PathBuf>,
+    /// Give it end-of-file on stdin rather than capout's stdin, which
+    /// belongs to someone else (the MCP server's requests).
+    pub no_stdin: bool,
+}
+
+/// [`run`], with the command started in `place`.
+pub fn run_in(
+    config: &Config,
+    place: &Place,
+    out: &mut dyn io::Write,
+    err: &mut dyn io::Write,
+) -> Result<Finished, Error> {
     let Some(spec) = &config.command else {
         return Err(Error::Setup(io::Error::new(io::ErrorKind::InvalidInput, "no command to run")));
     };
     let timeout = spec.timeout.as_ref();
-    let mut launch = Launch::Pending(spec);
+    let mut launch = Launch::Pending(spec, place);
     // A failed wait here fails again below, where it can be told.
     let ran = capout::run_with(config, &mut launch, out, err, |launch| match launch {
         Launch::Running(reader) => reader.wait().map(|status| status.ending(timeout)).unwrap_or_default(),
-        Launch::Pending(_) | Launch::Failed => Ending::default(),
+        Launch::Pending(..) | Launch::Failed => Ending::default(),
     });
     let ending = match launch {
         Launch::Running(mut reader) => {
@@ -162,7 +182,7 @@ pub fn run(config: &Config, out: &mut dyn io::Write, err: &mut dyn io::Write) ->
         // The pass stopped before its first read, as when the --save
         // file cannot be written, or the command could not start: it
         // never ran.
-        Launch::Pending(_) | Launch::Failed => Ending::default(),
+        Launch::Pending(..) | Launch::Failed => Ending::default(),
     };
     match ran {
         Ok(report) => Ok(Finished { ending, report: Some(report) }),
@@ -181,7 +201,7 @@ pub fn run(config: &Config, out: &mut dyn io::Write, err: &mut dyn io::Write) ->
 /// that what the pass checks before reading (that the `--save` file can be
 /// written) fails before the command runs, as it does before stdin is read.
 enum Launch<'a> {
-    Pending(&'a CommandSpec),
+    Pending(&'a CommandSpec, &'a Place),
     Running(CommandReader),
     /// It could not start; the pass got the error as its read error, and
     /// tells it (in `--json` too) and hands it back.
@@ -190,8 +210,8 @@ enum Launch<'a> {
 
 impl Read for Launch<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if let Launch::Pending(spec) = *self {
-            match CommandReader::spawn(spec) {
+        if let Launch::Pending(spec, place) = *self {
+            match CommandReader::spawn_in(spec, place) {
                 Ok(reader) => *self = Launch::Running(reader),
                 Err(e) => {
                     *self = Launch::Failed;
@@ -201,7 +221,7 @@ impl Read for Launch<'_> {
         }
         match self {
             Launch::Running(reader) => reader.read(buf),
-            Launch::Pending(_) | Launch::Failed => Err(io::Error::other("the command did not start")),
+            Launch::Pending(..) | Launch::Failed => Err(io::Error::other("the command did not start")),
         }
     }
 }
@@ -243,7 +263,8 @@ struct Shared {
 
 impl CommandReader {
     /// Starts the command with its stdout and stderr on a new pipe.
-    pub fn spawn(spec: &CommandSpec) -> Result<CommandReader, Error> {
+    /// It starts in `place`.
+    pub fn spawn_in(spec: &CommandSpec, place: &Place) -> Result<CommandReader, Error> {
         // Caught before the command starts, so that none is missed.
         let signals = Signals::catch(true).map_err(Error::Setup)?;
         let (pipe, writer) = io::pipe().map_err(Error::Setup)?;
@@ -251,7 +272,7 @@ impl CommandReader {
         // flag is the read end's own: the command's end stays blocking.
         rustix::io::ioctl_fionbio(&pipe, true).map_err(|e| Error::Setup(e.into()))?;
         crate::pipe::enlarge(&pipe);
-        let child = start(spec, &writer)?;
+        let child = start(spec, place, &writer)?;
         drop(writer);
         let (exited, exited_write) = UnixStream::pair().map_err(Error::Setup)?;
         let (control_read, control) = UnixStream::pair().map_err(Error::Setup)?;
@@ -499,6 +520,10 @@ impl Supervisor {
 /// The `argv[0]` under which capout runs as [`exec_in_new_session`].
 const SESSION_ARG0: &str = "capout (new session)";
 
+/// Whether this program is capout, which can run itself as
+/// [`exec_in_new_session`]: [`exec_in_new_session`] says so.
+static SESSIONS: AtomicBool = AtomicBool::new(false);
+
 /// Starts the command in a session of its own (and so a process group of
 /// its own), its stdout and stderr on `writer`.
 ///
@@ -512,15 +537,17 @@ const SESSION_ARG0: &str = "capout (new session)";
 /// itself under [`SESSION_ARG0`], calls it, and executes the command
 /// ([`exec_in_new_session`]). The program is found first, as `execvp`
 /// finds it, so that a command not found or not executable is told here.
-fn start(spec: &CommandSpec, writer: &io::PipeWriter) -> Result<Child, Error> {
-    let path = find_program(&spec.program).map_err(|e| spawn_error(&spec.program, &e))?;
-    let mut command = if let Ok(capout) = std::env::current_exe() {
+fn start(spec: &CommandSpec, place: &Place, writer: &io::PipeWriter) -> Result<Child, Error> {
+    let path =
+        find_program(&spec.program, place.dir.as_deref()).map_err(|e| spawn_error(&spec.program, &e))?;
+    let capout = SESSIONS.load(Ordering::Relaxed).then(std::env::current_exe).and_then(Result::ok);
+    let mut command = if let Some(capout) = capout {
         let mut command = Command::new(capout);
         command.arg0(SESSION_ARG0).arg(&path).arg(&spec.program);
         command
     } else {
-        // Without its own file, capout runs the command in a process
-        // group of its own, in capout's session.
+        // Without its own file (or in a test of this module), capout
+        // runs the command in a process group of its own, in its session.
         let mut command = Command::new(&path);
         command.arg0(&spec.program).process_group(0);
         command
@@ -531,7 +558,10 @@ fn start(spec: &CommandSpec, writer: &io::PipeWriter) -> Result<Child, Error> {
     let stdout = writer.try_clone().map_err(Error::Setup)?;
     let stderr =
         if spec.stdout_only { Stdio::inherit() } else { writer.try_clone().map_err(Error::Setup)?.into() };
-    let stdin = if io::stdin().is_terminal() { Stdio::null() } else { Stdio::inherit() };
+    let stdin = if place.no_stdin || io::stdin().is_terminal() { Stdio::null() } else { Stdio::inherit() };
+    if let Some(dir) = &place.dir {
+        command.current_dir(dir);
+    }
     command.stdin(stdin).stdout(stdout).stderr(stderr);
     let spawned = command.spawn();
     // The Command holds capout's copies of the write end; the pipe ends
@@ -540,12 +570,14 @@ fn start(spec: &CommandSpec, writer: &io::PipeWriter) -> Result<Child, Error> {
     spawned.map_err(|e| spawn_error(&spec.program, &e))
 }
 
-/// When capout was started as [`start`] starts it, makes a new session
-/// and executes the command: `PATH NAME ARG...` are its arguments, the
+/// Called first thing in `main`: it says that this program is capout,
+/// which [`start`] can run as a trampoline. When capout was started so,
+/// it makes a new session and executes the command: `PATH NAME ARG...` are its arguments, the
 /// file found, the name the command was given by, and its arguments. It
 /// returns only when the command could not be executed, with the status
 /// that a shell gives then.
 pub fn exec_in_new_session() -> Option<u8> {
+    SESSIONS.store(true, Ordering::Relaxed);
     let mut args = std::env::args_os();
     if args.next()? != SESSION_ARG0 {
         return None;
@@ -570,11 +602,12 @@ pub fn exec_in_new_session() -> Option<u8> {
 /// The file that `execvp` runs for `program`: itself when it names a
 /// path, else the first executable file of that name in `PATH`. The error
 /// is the one `execvp` would give.
-fn find_program(program: &OsStr) -> io::Result<PathBuf> {
+fn find_program(program: &OsStr, dir: Option<&Path>) -> io::Result<PathBuf> {
     let executable =
         |file: &Path| file.metadata().map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
     if program.as_encoded_bytes().contains(&b'/') {
-        let path = PathBuf::from(program);
+        // A relative path names a file in the folder the command runs in.
+        let path = dir.map_or_else(|| PathBuf::from(program), |dir| dir.join(program));
         return if executable(&path)? { Ok(path) } else { Err(io::ErrorKind::PermissionDenied.into()) };
     }
     let path = std::env::var_os("PATH").unwrap_or_else(|| "/bin:/usr/bin".into());

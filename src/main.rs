@@ -9,7 +9,9 @@ use std::sync::atomic::AtomicBool;
 
 mod cli;
 mod command;
+mod mcp;
 mod pipe;
+mod profiles;
 mod seek;
 mod signals;
 
@@ -21,6 +23,11 @@ fn main() -> ExitCode {
     // Started by itself to run a command in a session of its own.
     if let Some(status) = command::exec_in_new_session() {
         return ExitCode::from(status);
+    }
+    // `capout --mcp [--root DIR]` is a server, not a filter: it starts
+    // its runtime in its own module, and the filter's start-up is left be.
+    if let Some(root) = mcp::requested(std::env::args_os()) {
+        return mcp::serve(&root);
     }
     let config = match cli::parse() {
         Action::Run(config) => *config,

@@ -382,7 +382,7 @@ fn help() -> String {
 }
 
 /// The switches that `--help` lists: its options that take no value, but
-/// for --help and --version.
+/// for --help, --version and --mcp (a mode of its own).
 fn switches() -> Vec<String> {
     let help = help();
     let mut switches: Vec<String> = help
@@ -391,7 +391,7 @@ fn switches() -> Vec<String> {
         .filter_map(|line| line.trim_start().split_once("  ").map(|(spec, _)| spec))
         .filter(|spec| spec.starts_with('-') && !spec.contains('<'))
         .filter_map(|spec| spec.rsplit(", ").next()?.strip_prefix("--"))
-        .filter(|name| !["help", "version"].contains(name))
+        .filter(|name| !["help", "version", "mcp"].contains(name))
         .map(str::to_owned)
         .collect();
     switches.sort();

@@ -25,6 +25,7 @@ complete -c capout -l completions -d 'Print a completion script for SHELL and ex
 zsh\t''
 fish\t''
 elvish\t''"
+complete -c capout -l root -d 'With --mcp: the directory the tools work in, and that paths may not leave [default: .]' -r -F
 complete -c capout -s F -l fixed-strings -d 'With --pattern: match it as a literal string'
 complete -c capout -l bytes -d 'Count bytes instead of characters'
 complete -c capout -s N -l line-numbers -d 'Number kept lines as `cat -n` does'
@@ -33,6 +34,7 @@ complete -c capout -l collapse-cr -d 'Keep only the text after the last carriage
 complete -c capout -l render -d 'Show what a terminal would show (cursor movement, erasures, redraws applied) and cap its rows'
 complete -c capout -l json -d 'Print one JSON object instead of text'
 complete -c capout -l stdout-only -d 'With a command: leave its stderr on capout\'s stderr instead of joining it'
+complete -c capout -l mcp -d 'Serve the tools read, grep and bash over the Model Context Protocol on stdin and stdout'
 complete -c capout -l no-fixed-strings -d 'Turn --fixed-strings off'
 complete -c capout -l no-bytes -d 'Turn --bytes off'
 complete -c capout -l no-line-numbers -d 'Turn --line-numbers off'

@@ -1,0 +1,301 @@
+"""Drives `capout --mcp` with the official MCP Python SDK's stdio client.
+
+    python client.py CAPOUT            the tests; ends with `N passed, M failed`
+    python client.py CAPOUT --bench    per-call latency and the server's memory
+
+Every test asserts the exact text the model would see.
+"""
+
+import asyncio
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
+
+SAVED = re.compile(r"; full output: (/\S+capout-\w+\.log)\)\n")
+
+
+def numbered(lines, first):
+    """Lines as `capout -N` numbers them, the first one numbered `first`."""
+    return "".join(f"{n:6d}\t{line}\n" for n, line in enumerate(lines, first))
+
+
+class Client:
+    def __init__(self, session):
+        self.session = session
+
+    async def call(self, tool, **arguments):
+        """The text of a call, and whether it is a tool error."""
+        result = await self.session.call_tool(tool, arguments)
+        assert len(result.content) == 1, result.content
+        return result.content[0].text, bool(result.is_error)
+
+    async def ok(self, tool, **arguments):
+        text, error = await self.call(tool, **arguments)
+        assert not error, f"{tool} {arguments}: tool error {text!r}"
+        return text
+
+    async def error(self, tool, **arguments):
+        text, error = await self.call(tool, **arguments)
+        assert error, f"{tool} {arguments}: not an error: {text!r}"
+        return text
+
+
+def same(got, expected):
+    assert got == expected, f"\n--- expected\n{expected!r}\n--- got\n{got!r}"
+
+
+# The tests: each gets a client whose server's root is `root`.
+
+
+async def lists_the_three_tools(c, root):
+    tools = (await c.session.list_tools()).tools
+    same(sorted(t.name for t in tools), ["bash", "grep", "read"])
+    schemas = {t.name: t.input_schema for t in tools}
+    same(sorted(schemas["read"]["properties"]), ["limit", "offset", "path"])
+    same(schemas["read"]["required"], ["path"])
+    same(sorted(schemas["grep"]["properties"]), ["case_insensitive", "glob", "path", "pattern"])
+    same(schemas["grep"]["required"], ["pattern"])
+    same(sorted(schemas["bash"]["properties"]), ["command", "timeout"])
+    same(schemas["bash"]["required"], ["command"])
+    descriptions = {t.name: t.description for t in tools}
+    assert "next offset" in descriptions["read"]
+    assert "showing first 50" in descriptions["grep"]
+    assert "(exit status N)" in descriptions["bash"]
+
+
+async def read_pages_a_file_to_its_end(c, root):
+    lines = [f"line {n}" for n in range(1, 2401)]
+    (root / "big.txt").write_text("".join(line + "\n" for line in lines))
+    offset, pages, seen = 0, 0, []
+    while True:
+        text = await c.ok("read", path="big.txt", offset=offset)
+        pages += 1
+        end = min(offset + 500, 2400)
+        body = numbered(lines[offset:end], offset + 1)
+        if end < 2400:
+            same(text, body + f"... (truncated, showing lines {offset + 1}-{end} of 2400, next offset {end})\n")
+            offset = end
+        else:
+            same(text, body)
+            break
+        seen.append(text)
+    same(pages, 5)
+    same(await c.ok("read", path="big.txt", offset=2400), "... (offset 2400 is past the end, input has 2400 lines)\n")
+    same(
+        await c.ok("read", path="big.txt", offset=10, limit=2),
+        numbered(lines[10:12], 11) + "... (truncated, showing lines 11-12 of 2400, next offset 12)\n",
+    )
+
+
+async def read_cuts_long_lines_and_keeps_binary_files_out(c, root):
+    (root / "long.txt").write_text("x" * 2500 + "\nshort\n")
+    same(
+        await c.ok("read", path="long.txt"),
+        "     1\t" + "x" * 2000 + " ... (line truncated to 2000 chars)\n     2\tshort\n",
+    )
+    (root / "empty.txt").write_text("")
+    same(await c.ok("read", path="empty.txt"), "(no output)\n")
+    (root / "blob.bin").write_bytes(b"\x7fELF\x00\x01" + bytes(100))
+    same(await c.ok("read", path="blob.bin"), "(binary file, 106 bytes: not shown)\n")
+
+
+async def read_refuses_folders_and_missing_files(c, root):
+    (root / "sub").mkdir()
+    same(await c.error("read", path="sub"), "'sub' is a directory: read takes a file (grep searches a directory)")
+    same(await c.error("read", path="nosuch.txt"), "'nosuch.txt': no such file or directory")
+    same(await c.error("read", path="big.txt", limit=0), "limit must be at least 1")
+
+
+async def grep_caps_at_50_with_the_total(c, root):
+    (root / "src").mkdir()
+    (root / "src" / "a.txt").write_text("".join(f"needle {n}\nhay\n" for n in range(1, 81)))
+    (root / "src" / "b.txt").write_text("".join(f"needle b{n}\n" for n in range(1, 41)))
+    expected = "".join(f"src/a.txt:{2 * n - 1}:needle {n}\n" for n in range(1, 51))
+    same(await c.ok("grep", pattern="needle", path="src"), expected + "... (120 total, showing first 50)\n")
+    same(
+        await c.ok("grep", pattern="NEEDLE B3\\d", path="src", case_insensitive=True),
+        "".join(f"src/b.txt:{n}:needle b{n}\n" for n in range(30, 40)),
+    )
+    same(await c.ok("grep", pattern="needle b4", glob="b.*"), "src/b.txt:4:needle b4\nsrc/b.txt:40:needle b40\n")
+
+
+async def grep_finds_nothing(c, root):
+    same(await c.ok("grep", pattern="no such text anywhere"), "No matches found.\n")
+    assert (await c.error("grep", pattern="(")).startswith("invalid pattern: ")
+
+
+async def grep_skips_what_gitignore_ignores_and_binary_files(c, root):
+    repo = root / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".gitignore").write_text("ignored.txt\n")
+    (repo / "ignored.txt").write_text("marker\n")
+    (repo / "kept.txt").write_text("marker\n")
+    (repo / "blob.bin").write_bytes(b"marker\n\x00marker\n")
+    same(await c.ok("grep", pattern="marker", path="repo"), "repo/kept.txt:1:marker\n")
+
+
+async def bash_fails_after_a_long_output(c, root):
+    text = await c.ok("bash", command="seq 1 3000; echo failed >&2; exit 3")
+    whole = "".join(f"{n}\n" for n in range(1, 3001)) + "failed\n"
+    saved = SAVED.search(text)
+    assert saved, text
+    path = saved.group(1)
+    same(
+        text,
+        whole[-5000:] + f"... (truncated, showing last 5000 chars; full output: {path})\n(exit status 3)\n",
+    )
+    # The whole output is there to page with read.
+    same(Path(path).read_text(), whole)
+    same(
+        await c.ok("read", path=path, limit=3),
+        numbered(["1", "2", "3"], 1) + "... (truncated, showing lines 1-3 of 3001, next offset 3)\n",
+    )
+    same(await c.ok("read", path=path, offset=2999), numbered(["3000", "failed"], 3000))
+    same(await c.ok("bash", command="echo fine"), "fine\n")
+    same(await c.ok("bash", command="true"), "(no output)\n")
+    same(await c.ok("bash", command="pwd"), f"{root}\n")
+
+
+async def bash_times_out(c, root):
+    same(
+        await c.ok("bash", command="echo started; sleep 30", timeout=1),
+        "started\n... (command timed out after 1s)\n(exit status 124)\n",
+    )
+
+
+async def paths_may_not_leave_the_root(c, root):
+    outside = root.parent / "outside.txt"
+    same(await c.error("read", path="../outside.txt"), "'../outside.txt' is outside the root")
+    same(await c.error("read", path=str(outside)), f"'{outside}' is outside the root")
+    same(await c.error("read", path="link"), "'link' is outside the root (through a symlink)")
+    same(await c.error("grep", pattern="secret", path=".."), "'..' is outside the root")
+    same(await c.error("grep", pattern="secret", path="linkdir"), "'linkdir' is outside the root (through a symlink)")
+
+
+async def bad_calls_never_end_the_session(c, root):
+    try:
+        await c.session.call_tool("nosuch", {})
+        raise AssertionError("an unknown tool was called")
+    except MCPError as e:
+        same(e.code, -32602)
+    text = await c.error("read", path="big.txt", offset="x")
+    assert text.startswith("failed to deserialize parameters"), text
+    text = await c.error("read")
+    assert "path" in text, text
+    same(await c.ok("bash", command="echo still here"), "still here\n")
+
+
+TESTS = [
+    lists_the_three_tools,
+    read_pages_a_file_to_its_end,
+    read_cuts_long_lines_and_keeps_binary_files_out,
+    read_refuses_folders_and_missing_files,
+    grep_caps_at_50_with_the_total,
+    grep_finds_nothing,
+    grep_skips_what_gitignore_ignores_and_binary_files,
+    bash_fails_after_a_long_output,
+    bash_times_out,
+    paths_may_not_leave_the_root,
+    bad_calls_never_end_the_session,
+]
+
+
+def layout(base):
+    """A root, with a secret beside it that a symlink in it points at."""
+    root = base / "root"
+    root.mkdir()
+    (base / "outside.txt").write_text("secret\n")
+    (base / "secretdir").mkdir()
+    (base / "secretdir" / "s.txt").write_text("secret\n")
+    (root / "link").symlink_to(base / "outside.txt")
+    (root / "linkdir").symlink_to(base / "secretdir")
+    return root
+
+
+async def session(capout, root, body):
+    params = StdioServerParameters(command=capout, args=["--mcp", "--root", str(root)])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as s:
+            await s.initialize()
+            return await body(Client(s))
+
+
+async def tests(capout):
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as base:
+        root = layout(Path(base).resolve())
+
+        async def run_all(c):
+            nonlocal passed, failed
+            # One session for all: a failing call must not end it.
+            for test in TESTS:
+                try:
+                    await test(c, root)
+                    passed += 1
+                    print(f"ok   {test.__name__}")
+                except Exception:
+                    failed += 1
+                    print(f"FAIL {test.__name__}")
+                    traceback.print_exc()
+
+        await session(capout, root, run_all)
+    print(f"{passed} passed, {failed} failed")
+    return failed == 0
+
+
+async def bench(capout):
+    with tempfile.TemporaryDirectory() as base:
+        root = layout(Path(base).resolve())
+        (root / "small.txt").write_text("".join(f"line {n}\n" for n in range(1, 101)))
+
+        async def measure(c):
+            pid = int((await c.ok("bash", command="echo $PPID")).strip())
+            calls = {
+                "read": ("read", {"path": "small.txt"}),
+                "grep": ("grep", {"pattern": "line 7", "path": "small.txt"}),
+                "bash": ("bash", {"command": "echo hi"}),
+            }
+            for name, (tool, args) in calls.items():
+                times = []
+                for _ in range(100):
+                    start = time.perf_counter()
+                    await c.ok(tool, **args)
+                    times.append(time.perf_counter() - start)
+                print(f"{name}: median {statistics.median(times) * 1000:.2f} ms over 100 calls")
+
+            def rss():
+                status = Path(f"/proc/{pid}/status").read_text()
+                return {k: v.split()[0] for k, v in (l.split(":", 1) for l in status.splitlines()) if k in ("VmRSS", "VmHWM")}
+
+            print(f"after 300 calls: {rss()} (KiB)")
+            for n in range(1000):
+                tool, args = list(calls.values())[n % 3]
+                await c.ok(tool, **args)
+            print(f"after 1300 calls: {rss()} (KiB)")
+            for n in range(1000):
+                tool, args = list(calls.values())[n % 3]
+                await c.ok(tool, **args)
+            print(f"after 2300 calls: {rss()} (KiB)")
+
+        await session(capout, root, measure)
+
+
+def main():
+    capout = os.path.abspath(sys.argv[1])
+    if sys.argv[2:] == ["--bench"]:
+        asyncio.run(bench(capout))
+        return 0
+    return 0 if asyncio.run(tests(capout)) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

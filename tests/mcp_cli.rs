@@ -1,0 +1,85 @@
+//! `capout --mcp` from the outside: its command line, and raw JSON-RPC on
+//! its stdin, malformed requests included. The full client tests are in
+//! tests/mcp/ (the official Python SDK's client).
+
+use assert_cmd::Command;
+
+fn capout() -> Command {
+    let mut cmd = Command::cargo_bin("capout").expect("the binary is built");
+    cmd.env_remove("CAPOUT_OPTS");
+    cmd
+}
+
+#[test]
+fn mcp_takes_no_option_but_root() {
+    let out = capout().args(["--mcp", "-n", "5"]).assert().code(2).get_output().clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("error: --mcp takes no option but --root DIR: capout --mcp [--root DIR]\n"),
+        "{err}"
+    );
+    capout().args(["--root", "."]).assert().code(2);
+    capout().args(["-c", "5"]).env("CAPOUT_OPTS", "--mcp").assert().code(2);
+}
+
+#[test]
+fn a_root_that_is_not_a_folder_is_an_error() {
+    capout()
+        .args(["--mcp", "--root", "no/such/dir"])
+        .assert()
+        .code(1)
+        .stdout("")
+        .stderr("capout: --mcp: --root no/such/dir: no such file or directory\n");
+}
+
+#[test]
+fn help_documents_mcp_and_root() {
+    let out = capout().arg("--help").assert().success().get_output().stdout.clone();
+    let help = String::from_utf8(out).unwrap();
+    assert!(help.contains("--mcp ") && help.contains("--root <DIR>"), "{help}");
+}
+
+/// The responses to `requests`, one line each, sorted by id.
+fn serve(requests: &[&str]) -> Vec<serde_json::Value> {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::write(root.path().join("f.txt"), "one\ntwo\nthree\n").unwrap();
+    let input = requests.join("\n") + "\n";
+    let out = capout()
+        .args(["--mcp", "--root"])
+        .arg(root.path())
+        .write_stdin(input)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let mut responses: Vec<serde_json::Value> =
+        String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    responses.sort_by_key(|r| r["id"].as_u64());
+    responses
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+#[test]
+fn bad_requests_get_errors_and_the_session_goes_on() {
+    let responses = serve(&[
+        INIT,
+        INITIALIZED,
+        // Not JSON: passed over, and the session goes on.
+        "garbage{",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nosuch","arguments":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read","arguments":{"path":"../x"}}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read","arguments":{"path":"f.txt","limit":2}}}"#,
+    ]);
+    assert_eq!(responses.len(), 4, "{responses:?}");
+    assert_eq!(responses[0]["result"]["serverInfo"]["name"], "capout");
+    assert_eq!(responses[1]["error"]["code"], -32602);
+    assert_eq!(responses[2]["result"]["isError"], true);
+    assert_eq!(responses[2]["result"]["content"][0]["text"], "'../x' is outside the root");
+    assert_eq!(
+        responses[3]["result"]["content"][0]["text"],
+        "     1\tone\n     2\ttwo\n... (truncated, showing lines 1-2 of 3, next offset 2)\n"
+    );
+}
