@@ -25,6 +25,7 @@ pub mod ring;
 pub mod save;
 pub mod seek;
 pub mod signals;
+pub mod tokens;
 pub mod transform;
 pub mod utf8;
 
