@@ -223,12 +223,14 @@ mod accuracy {
         [quantile(v, 0.5), quantile(v, 0.05), quantile(v, 0.95), worst]
     }
 
-    /// Per corpus: the median ratio within 0.95–1.05, 95 % of windows
-    /// within 0.85–1.15, and no lean towards fewer tokens (median ≥ 1).
-    /// Prints the table of the README, bytes/4's figures beside.
+    /// Per corpus: the median ratio within 0.95–1.05 and 95 % of windows
+    /// within 0.85–1.15; over all windows, a lean towards more tokens than
+    /// exact (median ≥ 1). Prints the table of the README, bytes/4's
+    /// figures beside.
     #[test]
     fn estimate_tracks_o200k() {
         let mut failures = Vec::new();
+        let mut all = Vec::new();
         println!(
             "| corpus | windows | estimate: median | p5 | p95 | worst | bytes/4: median | p5 | p95 | worst |"
         );
@@ -244,12 +246,19 @@ mod accuracy {
             // 95 % of windows within the band: the 2.5th and 97.5th
             // percentiles are inside it.
             let (lo, hi) = (quantile(&est, 0.025), quantile(&est, 0.975));
-            if !(1.0..=1.05).contains(&med) {
-                failures.push(format!("{name}: median {med:.3} outside 1.00–1.05"));
+            if !(0.95..=1.05).contains(&med) {
+                failures.push(format!("{name}: median {med:.3} outside 0.95–1.05"));
             }
+            all.extend(est);
             if lo < 0.85 || hi > 1.15 {
                 failures.push(format!("{name}: 95 % of windows in {lo:.3}–{hi:.3}, not within 0.85–1.15"));
             }
+        }
+        all.sort_by(f64::total_cmp);
+        let median = quantile(&all, 0.5);
+        println!("all windows: median {median:.3}");
+        if median < 1.0 {
+            failures.push(format!("all corpora: median {median:.3} below 1"));
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
@@ -303,6 +312,14 @@ mod accuracy {
                     body.chars().count()
                 } else {
                     body.trim_end_matches('\n').len()
+                };
+                // Pairs of consonants in a row, a sign of text that is no word.
+                let cons = |c: u8| c.is_ascii_alphabetic() && !b"aeiouyAEIOUY".contains(&c);
+                let cc = body.as_bytes().windows(2).filter(|w| cons(w[0]) && cons(w[1])).count();
+                let kind = if kind.starts_with("word") || kind.starts_with("CAPS") {
+                    format!("{kind}/cc{}", cc.min(3))
+                } else {
+                    kind
                 };
                 let exact = tokens::count_exact(Exact::O200k, piece) as f64;
                 let est = tokens::estimate_scaled(piece) as f64 / 1000.0;
