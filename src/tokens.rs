@@ -618,7 +618,12 @@ impl Estimator {
             return;
         };
         let n = seq.len() as u64;
-        let (class, cost) = if c.is_alphabetic() {
+        // Kana, CJK ideographs and Hangul syllables are letters without
+        // case: known without the slower lookups of the tables.
+        let caseless = matches!(c, '\u{3041}'..='\u{3096}' | '\u{30A1}'..='\u{30FA}' | '\u{4E00}'..='\u{9FFF}' | '\u{AC00}'..='\u{D7A3}');
+        let (class, cost) = if caseless {
+            (Char::Lower, price::LETTER_3)
+        } else if c.is_alphabetic() {
             let cost = match n {
                 2 => price::LETTER_2,
                 3 => price::LETTER_3,
