@@ -507,6 +507,21 @@ impl Estimator {
                     self.pos += n;
                     i = j;
                 }
+                (state, SPACE)
+                    if b == b' '
+                        && !matches!(state, State::Ws { .. })
+                        && bytes.get(i + 1).is_some_and(|&n| CLASS[n as usize] == LOWER) =>
+                {
+                    // ` word`, the commonest piece, straight into a word:
+                    // what the steps through white space would do.
+                    if state != State::Start {
+                        self.commit(self.pos, sink);
+                    }
+                    self.state = State::Word { letters: 0, caps: 0, prefix: Prefix::Space, small: true };
+                    self.bytes = 1;
+                    self.pos += 1;
+                    i += 1;
+                }
                 (State::Ws { nl, spaces, .. }, SPACE) if b == b' ' => {
                     let mut j = i + 1;
                     while j < bytes.len() && bytes[j] == b' ' {
