@@ -46,6 +46,7 @@ mod render;
 mod rescue;
 mod ring;
 mod save;
+pub mod tokens;
 mod transform;
 mod utf8;
 

@@ -1,0 +1,963 @@
+//! Counting tokens: an estimator without a vocabulary, and exact counts.
+//!
+//! # The estimator
+//!
+//! [`Estimator`] follows the pre-tokenizer of `o200k_base` (GPT-4o's), the
+//! regular expression that splits text into pieces before byte-pair
+//! encoding merges each piece into tokens:
+//!
+//! - a *word*: a run of letters that splits where a capital follows a small
+//!   letter (`HashMap` is `Hash` + `Map`), led by at most one space or
+//!   punctuation character (` the`, `.len`, `_id`);
+//! - a *number*: up to three digits (`12345` is `123` + `45`);
+//! - *punctuation*: a run of other characters, led by at most one space,
+//!   with the newlines right after it (` {`, `);`, `;\n`);
+//! - *white space*: spaces and newlines up to the last newline of a run,
+//!   then the spaces before the next piece less the one that leads it.
+//!
+//! It keeps only the piece being read (a few counters), and prices each
+//! piece by its kind and length, the way byte-pair encoding prices it on
+//! average: short words are one token and long ones more, each run of three
+//! digits is one, a CJK character about one, other non-ASCII characters
+//! more than ASCII ones. The prices were fitted against the exact
+//! `o200k_base` on the corpora under `tests/fixtures/tokens`, leaning
+//! towards more tokens than the exact count, so that a cap that trusts the
+//! estimate keeps fewer tokens than asked rather than more.
+//!
+//! Costs are kept in thousandths of a token ([`SCALE`]); [`Estimator::total`]
+//! rounds up. Characters that are not valid UTF-8 cost a token a byte.
+//!
+//! # What a cap needs
+//!
+//! - **The estimate of any text is the estimate of that text on its own.**
+//!   [`Estimator::feed`] takes the stream in pieces split anywhere, even
+//!   inside a character: the totals are the same as for one piece, and
+//!   [`Estimator::total`] after a prefix is [`estimate`] of that prefix.
+//! - **Monotone:** a text that grows at its end never has a smaller
+//!   estimate, so a head cap cuts where the estimate first passes its
+//!   budget ([`Estimator::cut_after`]). Growing at its start, it never has
+//!   a smaller one from piece boundary to piece boundary (inside a piece it
+//!   may: ` aa` is priced below `aa`, as `o200k_base` counts them), so a
+//!   tail cap finds the piece its cut falls in by the boundaries, then the
+//!   cut inside it by halving ([`tail_start`]); the rest fits either way.
+//! - **Additive at piece boundaries:** the pieces of a text from one of its
+//!   piece boundaries on are the pieces of the whole from there on (the
+//!   pre-tokenizer never looks back), so the estimate of a suffix that
+//!   starts at a boundary is the total less the pieces before it.
+//!   [`tail_start`] uses this to find the cut in two passes over the kept
+//!   window, without a second estimator per candidate.
+//! - **Bounded bytes per token:** no piece costs less than one token per
+//!   [`MAX_BYTES_PER_TOKEN`] bytes, so the last N estimated tokens lie in the
+//!   last `N × MAX_BYTES_PER_TOKEN + 4` bytes: a tail cap keeps a ring of
+//!   that size and calls [`tail_start`] on it at the end.
+//!
+//! # Exact counts
+//!
+//! With the cargo feature `exact-tokens`, `count_exact` counts with the
+//! vocabularies of `o200k_base` and `cl100k_base` (the `tiktoken-rs` crate),
+//! loaded on first use.
+
+/// Thousandths of a token: the unit costs are kept in.
+pub const SCALE: u64 = 1000;
+
+/// No piece costs less than one token per this many bytes.
+pub const MAX_BYTES_PER_TOKEN: u64 = 32;
+
+/// Classes of ASCII bytes, and of the first byte of a non-ASCII character.
+const LOWER: u8 = 0;
+const UPPER: u8 = 1;
+const DIGIT: u8 = 2;
+const SPACE: u8 = 3;
+const NEWLINE: u8 = 4;
+const PUNCT: u8 = 5;
+const MULTI: u8 = 6;
+
+/// For each letter a–z, a bit for each letter that commonly follows it in
+/// English and code: the 237 pairs that make 97 % of the pairs inside
+/// words of the prose and source corpora (`gen.py --pairs` prints them).
+/// Row 26 is for a word's first letter: every letter is common there.
+static COMMON_AFTER: [u32; 27] = [
+    0x01be_bd6e,
+    0x0112_4a11,
+    0x019a_4d91,
+    0x001c_4111,
+    0x01ef_b87d,
+    0x001a_6131,
+    0x000e_2190,
+    0x0012_4111,
+    0x022e_f87c,
+    0x0010_4010,
+    0x0004_0110,
+    0x011c_4939,
+    0x0010_d113,
+    0x011c_cd5d,
+    0x007e_f93e,
+    0x001e_c911,
+    0x0010_0000,
+    0x011e_755d,
+    0x011c_c195,
+    0x011e_d19d,
+    0x000e_b956,
+    0x0000_0011,
+    0x0006_6191,
+    0x0008_8100,
+    0x000c_8100,
+    0x0000_0010,
+    0x03ff_ffff,
+];
+
+/// `prev_letter` at the start of a word.
+const NO_LETTER: u8 = 26;
+
+static CLASS: [u8; 256] = {
+    let mut t = [MULTI; 256];
+    let mut b = 0;
+    while b < 128 {
+        t[b] = match b as u8 {
+            b'a'..=b'z' => LOWER,
+            b'A'..=b'Z' => UPPER,
+            b'0'..=b'9' => DIGIT,
+            b'\n' | b'\r' => NEWLINE,
+            b' ' | b'\t' | 0x0B | 0x0C => SPACE,
+            _ => PUNCT,
+        };
+        b += 1;
+    }
+    t
+};
+
+/// What a character is, for the pre-tokenizer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Char {
+    /// A small letter, or a letter without case (CJK, kana, marks).
+    Lower,
+    /// A capital letter.
+    Upper,
+    Digit,
+    /// White space other than a newline; `true` for U+0020 itself.
+    Space(bool),
+    Newline,
+    Punct,
+}
+
+/// The piece being read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// At a boundary, nothing pending.
+    Start,
+    /// White space: `nl` counts its groups of newlines (the part up to the
+    /// last newline is one piece, priced by them), `spaces` the characters
+    /// after that, the last of them a plain space when `plain`.
+    Ws { nl: u64, spaces: u64, plain: bool },
+    /// A word: its ASCII letters, how many capitals lead them, its prefix,
+    /// and whether a small letter was seen (a capital after one starts a
+    /// new word).
+    Word { letters: u64, caps: u64, prefix: Prefix, small: bool },
+    /// Digits since the last group of three.
+    Digits(u8),
+    /// Punctuation: its characters, how many of them are ASCII, whether a
+    /// space leads it, whether newlines follow it (then only more newlines
+    /// join it).
+    Punct { chars: u64, ascii: u64, space: bool, newlines: bool },
+}
+
+/// What leads a word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Prefix {
+    Space = 0,
+    None = 1,
+    Punct = 2,
+}
+
+/// Prices, in thousandths of a token. Fitted on the corpora under
+/// `tests/fixtures/tokens` against `o200k_base` (see `tests/tokens.rs`).
+mod price {
+    /// A word of N ASCII letters (index N, up to 16) that has a small
+    /// letter, by what leads it: a space, nothing, punctuation; then each
+    /// letter past 16.
+    pub const SMALL: [[u64; 17]; 3] = [
+        [0, 1000, 1000, 1010, 1020, 1030, 1080, 1120, 1250, 1250, 1300, 1400, 1600, 1700, 1800, 1900, 2000],
+        [0, 1000, 1000, 1000, 1020, 1050, 1100, 1250, 1400, 1600, 1700, 1800, 1900, 2000, 2100, 2200, 2300],
+        [0, 1050, 1150, 1150, 1150, 1200, 1250, 1350, 1450, 1600, 1800, 1900, 2000, 2100, 2200, 2300, 2400],
+    ];
+    pub const SMALL_MORE: [u64; 3] = [150, 200, 200];
+    /// The same for its leading capitals (a word of capitals only, or the
+    /// `HTTP` of `HTTPServer`): rarer, so dearer.
+    pub const CAPS: [[u64; 17]; 3] = [
+        [0, 1000, 1000, 1070, 1100, 1150, 1600, 2000, 2400, 2800, 3200, 3600, 4000, 4400, 4800, 5200, 5600],
+        [0, 1000, 1090, 1570, 2210, 2740, 3180, 3450, 3790, 4270, 4300, 4460, 4700, 4900, 5100, 5300, 5500],
+        [0, 1040, 1700, 1700, 1700, 1700, 1700, 1700, 2000, 2700, 3400, 4300, 4500, 4700, 4900, 5100, 5300],
+    ];
+    pub const CAPS_MORE: [u64; 3] = [400, 250, 300];
+    /// Each rare pair of letters, by prefix.
+    pub const RARE: [u64; 3] = [300, 600, 600];
+    /// A non-ASCII letter of 2, 3 and 4 bytes.
+    pub const LETTER_2: u64 = 600;
+    pub const LETTER_3: u64 = 740;
+    pub const LETTER_4: u64 = 1500;
+    /// Up to three digits.
+    pub const DIGITS: u64 = 1000;
+    /// A run of ASCII punctuation of N characters (index N, up to 9).
+    pub const PUNCT: [u64; 10] = [0, 1000, 1030, 1150, 2000, 2600, 3000, 3400, 3600, 3800];
+    /// Each ASCII punctuation character past 9.
+    pub const PUNCT_MORE: u64 = 250;
+    /// A non-ASCII punctuation or symbol character of 2, 3 and 4 bytes.
+    pub const SYMBOL_2: u64 = 1000;
+    pub const SYMBOL_3: u64 = 1000;
+    pub const SYMBOL_4: u64 = 2000;
+    /// A run of white space.
+    pub const SPACES: u64 = 1000;
+    /// A byte that is not valid UTF-8.
+    pub const INVALID: u64 = 1000;
+}
+
+/// Estimates `o200k_base` tokens of a stream fed in pieces of any size.
+#[derive(Clone, Debug)]
+pub struct Estimator {
+    /// Costs of the pieces done.
+    committed: u64,
+    state: State,
+    /// Extra cost of the pending piece: its non-ASCII characters.
+    extra: u64,
+    /// Bytes of the pending piece (for the floor of bytes per token).
+    bytes: u64,
+    /// Pairs of ASCII letters in the pending word that are rare in English
+    /// and code (`xk`, `kc`), and its last ASCII letter (0–25, or
+    /// `NO_LETTER`): `xkcd` is dearer than `with`.
+    rare: u64,
+    prev_letter: u8,
+    /// What the punctuation that leads the pending word would cost on its
+    /// own: the word never costs less.
+    lead: u64,
+    /// Bytes of the pending white space that end with its last newline.
+    nl_bytes: u64,
+    /// Bytes of the last white-space character (1, or 2–3 for U+00A0 and
+    /// the like).
+    last_ws_len: u64,
+    /// A character cut by the end of a piece of input.
+    partial: [u8; 4],
+    partial_len: u8,
+    partial_need: u8,
+    /// Bytes fed so far.
+    pos: u64,
+}
+
+impl Default for Estimator {
+    fn default() -> Self {
+        Estimator {
+            committed: 0,
+            state: State::Start,
+            extra: 0,
+            bytes: 0,
+            rare: 0,
+            prev_letter: NO_LETTER,
+            lead: 0,
+            nl_bytes: 0,
+            last_ws_len: 1,
+            partial: [0; 4],
+            partial_len: 0,
+            partial_need: 0,
+            pos: 0,
+        }
+    }
+}
+
+/// Told of each piece boundary: the offset in the stream where the next
+/// piece starts, and the cost of the pieces before it.
+trait Sink {
+    fn boundary(&mut self, at: u64, cost: u64);
+}
+
+/// A sink for the plain count.
+struct NoSink;
+
+impl Sink for NoSink {
+    #[inline(always)]
+    fn boundary(&mut self, _at: u64, _cost: u64) {}
+}
+
+impl<F: FnMut(u64, u64)> Sink for F {
+    #[inline]
+    fn boundary(&mut self, at: u64, cost: u64) {
+        self(at, cost);
+    }
+}
+
+/// The floor of cost for a piece of `bytes` bytes.
+#[inline]
+fn floor(cost: u64, bytes: u64) -> u64 {
+    cost.max(bytes * SCALE / MAX_BYTES_PER_TOKEN)
+}
+
+/// The price of `n` letters from `table`, and `more` for each past it.
+fn priced(table: &[u64; 17], more: u64, n: u64) -> u64 {
+    match usize::try_from(n) {
+        Ok(n) if n < table.len() => table[n],
+        _ => table[16] + (n - 16).saturating_mul(more),
+    }
+}
+
+/// A word of `letters` ASCII letters of which the first `caps` are
+/// capitals, led by `prefix`, with `extra` for its other letters: at least
+/// a token.
+fn word_cost(letters: u64, caps: u64, prefix: Prefix, extra: u64, rare: u64) -> u64 {
+    let p = prefix as usize;
+    let caps = priced(&price::CAPS[p], price::CAPS_MORE[p], caps);
+    let small = priced(&price::SMALL[p], price::SMALL_MORE[p], letters) + rare * price::RARE[p];
+    (caps.max(small) + extra).max(SCALE)
+}
+
+fn punct_cost(chars: u64) -> u64 {
+    match usize::try_from(chars) {
+        Ok(n) if n < price::PUNCT.len() => price::PUNCT[n],
+        _ => price::PUNCT[9] + (chars - 9).saturating_mul(price::PUNCT_MORE),
+    }
+}
+
+impl Estimator {
+    /// Reads the next bytes of the stream.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        self.run(bytes, &mut NoSink);
+    }
+
+    /// The estimate of all that was fed, in whole tokens (rounded up).
+    pub fn total(&self) -> u64 {
+        self.total_scaled().div_ceil(SCALE)
+    }
+
+    /// The estimate of all that was fed, in thousandths of a token. The
+    /// bytes of a character still cut at the end count as invalid ones, as
+    /// they would if the input ended here.
+    pub fn total_scaled(&self) -> u64 {
+        if self.partial_len > 0 {
+            let mut ended = self.clone();
+            ended.flush_invalid(&mut NoSink);
+            return ended.committed + ended.pending();
+        }
+        self.committed + self.pending()
+    }
+
+    /// Bytes fed so far.
+    pub fn position(&self) -> u64 {
+        self.pos
+    }
+
+    /// Feeds `chunk` up to where the estimate of the stream first passes
+    /// `budget` tokens, and returns the stream offset where the kept text
+    /// must end: the text before it has an estimate of at most `budget`,
+    /// and never ends inside a character. The offset may be up to three
+    /// bytes before `chunk` when a character cut by the previous chunk is
+    /// the one that passes the budget. `None` when all of `chunk` fits (it
+    /// was fed whole). After a cut the estimator is left part-way; a cap
+    /// that wants the total goes on with a fresh count or [`feed`].
+    ///
+    /// [`feed`]: Estimator::feed
+    pub fn cut_after(&mut self, chunk: &[u8], budget: u64) -> Option<u64> {
+        let budget = budget.saturating_mul(SCALE);
+        // Most of a chunk can go the fast way: a piece of input of B bytes
+        // adds at most B tokens (no character costs more than a token a
+        // byte, and a pending piece adds at most what it will cost).
+        let mut done = 0;
+        loop {
+            let slack = budget.saturating_sub(self.total_scaled()) / (4 * SCALE);
+            let fast = usize::try_from(slack).unwrap_or(usize::MAX).min(chunk.len() - done);
+            if fast < 64 {
+                break;
+            }
+            // Feed a copy first: what a piece adds is not bounded by its
+            // length (a digit after spaces splits them), only in practice.
+            let mut ahead = self.clone();
+            ahead.feed(&chunk[done..done + fast]);
+            if ahead.total_scaled() > budget {
+                break;
+            }
+            *self = ahead;
+            done += fast;
+        }
+        for &b in &chunk[done..] {
+            if self.partial_len > 0 && b & 0xC0 != 0x80 {
+                // The cut character was none: its bytes count one by one.
+                if let Some(cut) = self.flush_checked(budget) {
+                    return Some(cut);
+                }
+            }
+            let before = self.pos - u64::from(self.partial_len);
+            self.feed(std::slice::from_ref(&b));
+            if self.partial_len == 0 && self.total_scaled() > budget {
+                return Some(before);
+            }
+        }
+        None
+    }
+
+    /// At the end of the stream, after [`cut_after`] found no cut: the cut
+    /// that the bytes of a character left incomplete make, if counting them
+    /// passes `budget`.
+    ///
+    /// [`cut_after`]: Estimator::cut_after
+    pub fn cut_at_end(&mut self, budget: u64) -> Option<u64> {
+        self.flush_checked(budget.saturating_mul(SCALE))
+    }
+
+    /// Counts the bytes of a cut character as invalid ones, one by one,
+    /// and returns where the first that passes `budget` (thousandths)
+    /// starts.
+    fn flush_checked(&mut self, budget: u64) -> Option<u64> {
+        let n = u64::from(self.partial_len);
+        let start = self.pos - n;
+        self.partial_len = 0;
+        for k in 0..n {
+            self.step(Char::Punct, start + k, 1, price::INVALID, &mut NoSink);
+            if self.total_scaled() > budget {
+                return Some(start + k);
+            }
+        }
+        None
+    }
+
+    /// The cost of the pending piece, as if the input ended here.
+    fn pending(&self) -> u64 {
+        match self.state {
+            State::Start => 0,
+            State::Ws { nl, spaces, .. } => {
+                let mut c = 0;
+                if nl > 0 {
+                    c += floor(price::SPACES * nl, self.nl_bytes);
+                }
+                if spaces > 0 {
+                    c += floor(price::SPACES, self.bytes - self.nl_bytes);
+                }
+                c
+            }
+            State::Word { letters, caps, prefix, .. } => {
+                floor(word_cost(letters, caps, prefix, self.extra, self.rare).max(self.lead), self.bytes)
+            }
+            State::Digits(n) => {
+                if n > 0 {
+                    price::DIGITS
+                } else {
+                    0
+                }
+            }
+            State::Punct { ascii, .. } => floor(punct_cost(ascii) + self.extra, self.bytes),
+        }
+    }
+
+    /// Ends the pending piece at `at`, adding its cost.
+    #[inline]
+    fn commit<S: Sink>(&mut self, at: u64, sink: &mut S) {
+        self.committed += self.pending();
+        self.state = State::Start;
+        self.extra = 0;
+        self.bytes = 0;
+        self.rare = 0;
+        self.prev_letter = NO_LETTER;
+        self.lead = 0;
+        self.nl_bytes = 0;
+        sink.boundary(at, self.committed);
+    }
+
+    fn run<S: Sink>(&mut self, bytes: &[u8], sink: &mut S) {
+        let mut i = 0;
+        // Finish a character cut by the previous piece of input.
+        while self.partial_len > 0 && i < bytes.len() {
+            let b = bytes[i];
+            if b & 0xC0 != 0x80 {
+                self.flush_invalid(sink);
+                break;
+            }
+            self.partial[self.partial_len as usize] = b;
+            self.partial_len += 1;
+            i += 1;
+            self.pos += 1;
+            if self.partial_len == self.partial_need {
+                let mut buf = [0; 4];
+                let n = self.partial_len as usize;
+                buf[..n].copy_from_slice(&self.partial[..n]);
+                self.partial_len = 0;
+                self.multi(&buf[..n], sink);
+            }
+        }
+        while i < bytes.len() {
+            let b = bytes[i];
+            let class = CLASS[b as usize];
+            if class == MULTI {
+                match self.multi_at(bytes, i, sink) {
+                    Some(next) => i = next,
+                    None => return,
+                }
+                continue;
+            }
+            // ASCII. Runs of small letters and of spaces go the fast way.
+            match (self.state, class) {
+                (State::Word { letters, caps, prefix, .. }, LOWER) => {
+                    let mut j = i;
+                    let (mut prev, mut rare) = (self.prev_letter, self.rare);
+                    while j < bytes.len() && CLASS[bytes[j] as usize] == LOWER {
+                        let l = bytes[j] - b'a';
+                        rare += u64::from(COMMON_AFTER[prev as usize] >> l & 1 == 0);
+                        prev = l;
+                        j += 1;
+                    }
+                    self.prev_letter = prev;
+                    self.rare = rare;
+                    let n = (j - i) as u64;
+                    self.state = State::Word { letters: letters + n, caps, prefix, small: true };
+                    self.bytes += n;
+                    self.pos += n;
+                    i = j;
+                }
+                (state, SPACE)
+                    if b == b' '
+                        && !matches!(state, State::Ws { .. })
+                        && bytes.get(i + 1).is_some_and(|&n| CLASS[n as usize] == LOWER) =>
+                {
+                    // ` word`, the commonest piece, straight into a word:
+                    // what the steps through white space would do.
+                    if state != State::Start {
+                        self.commit(self.pos, sink);
+                    }
+                    self.state = State::Word { letters: 0, caps: 0, prefix: Prefix::Space, small: true };
+                    self.bytes = 1;
+                    self.pos += 1;
+                    i += 1;
+                }
+                (State::Ws { nl, spaces, .. }, SPACE) if b == b' ' => {
+                    let mut j = i + 1;
+                    while j < bytes.len() && bytes[j] == b' ' {
+                        j += 1;
+                    }
+                    let n = (j - i) as u64;
+                    self.state = State::Ws { nl, spaces: spaces + n, plain: true };
+                    self.last_ws_len = 1;
+                    self.bytes += n;
+                    self.pos += n;
+                    i = j;
+                }
+                _ => {
+                    let c = match class {
+                        LOWER => Char::Lower,
+                        UPPER => Char::Upper,
+                        DIGIT => Char::Digit,
+                        SPACE => Char::Space(b == b' '),
+                        NEWLINE => Char::Newline,
+                        _ => Char::Punct,
+                    };
+                    let at = self.pos;
+                    self.pos += 1;
+                    self.step(c, at, 1, 0, sink);
+                    if class <= UPPER {
+                        // A letter, now in a word: count rare pairs.
+                        let l = b.to_ascii_lowercase() - b'a';
+                        self.rare += u64::from(COMMON_AFTER[self.prev_letter as usize] >> l & 1 == 0);
+                        self.prev_letter = l;
+                    }
+                    i += 1;
+                }
+            }
+        }
+    }
+
+    /// The non-ASCII byte at `bytes[i]` and the character it leads: returns
+    /// where the next one starts, or `None` when the character is cut by
+    /// the end of `bytes` (its bytes are kept for the next piece).
+    fn multi_at<S: Sink>(&mut self, bytes: &[u8], i: usize, sink: &mut S) -> Option<usize> {
+        let b = bytes[i];
+        let need = match b {
+            0xC2..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            0xF0..=0xF4 => 4,
+            _ => 1,
+        };
+        if need == 1 {
+            self.pos += 1;
+            self.invalid_byte(sink);
+            return Some(i + 1);
+        }
+        let have = bytes.len() - i;
+        if have < need {
+            // Keep what there is; later bytes finish it.
+            let mut n = 1;
+            while n < have && bytes[i + n] & 0xC0 == 0x80 {
+                n += 1;
+            }
+            if n < have {
+                // Cut short by a byte that is no continuation.
+                for _ in 0..n {
+                    self.pos += 1;
+                    self.invalid_byte(sink);
+                }
+                return Some(i + n);
+            }
+            self.partial[..n].copy_from_slice(&bytes[i..i + n]);
+            self.partial_len = n as u8;
+            self.partial_need = need as u8;
+            self.pos += n as u64;
+            return None;
+        }
+        let seq = &bytes[i..i + need];
+        if seq[1..].iter().all(|&c| c & 0xC0 == 0x80) {
+            self.pos += need as u64;
+            self.multi(seq, sink);
+            Some(i + need)
+        } else {
+            self.pos += 1;
+            self.invalid_byte(sink);
+            Some(i + 1)
+        }
+    }
+
+    /// A byte that is not part of valid UTF-8: a symbol of its own.
+    fn invalid_byte<S: Sink>(&mut self, sink: &mut S) {
+        let at = self.pos - 1;
+        self.step(Char::Punct, at, 1, price::INVALID, sink);
+    }
+
+    /// The bytes of a cut character turned out not to be one.
+    fn flush_invalid<S: Sink>(&mut self, sink: &mut S) {
+        let n = u64::from(self.partial_len);
+        self.partial_len = 0;
+        let start = self.pos - n;
+        for k in 0..n {
+            self.step(Char::Punct, start + k, 1, price::INVALID, sink);
+        }
+    }
+
+    /// A whole multi-byte sequence `seq` that ends at `self.pos`.
+    fn multi<S: Sink>(&mut self, seq: &[u8], sink: &mut S) {
+        let at = self.pos - seq.len() as u64;
+        let Some(c) = std::str::from_utf8(seq).ok().and_then(|s| s.chars().next()) else {
+            for k in 0..seq.len() as u64 {
+                self.step(Char::Punct, at + k, 1, price::INVALID, sink);
+            }
+            return;
+        };
+        let n = seq.len() as u64;
+        // Kana, CJK ideographs and Hangul syllables are letters without
+        // case: known without the slower lookups of the tables.
+        let caseless = matches!(c, '\u{3041}'..='\u{3096}' | '\u{30A1}'..='\u{30FA}' | '\u{4E00}'..='\u{9FFF}' | '\u{AC00}'..='\u{D7A3}');
+        let (class, cost) = if caseless {
+            (Char::Lower, price::LETTER_3)
+        } else if c.is_alphabetic() {
+            let cost = match n {
+                2 => price::LETTER_2,
+                3 => price::LETTER_3,
+                _ => price::LETTER_4,
+            };
+            (if c.is_uppercase() { Char::Upper } else { Char::Lower }, cost)
+        } else if c.is_numeric() {
+            (Char::Digit, 0)
+        } else if c.is_whitespace() {
+            (Char::Space(false), 0)
+        } else {
+            let cost = match n {
+                2 => price::SYMBOL_2,
+                3 => price::SYMBOL_3,
+                _ => price::SYMBOL_4,
+            };
+            (Char::Punct, cost)
+        };
+        self.step(class, at, n, cost, sink);
+        self.prev_letter = NO_LETTER;
+    }
+
+    /// One character `c` of `n` bytes at stream offset `at`; `extra` is
+    /// what it costs beyond an ASCII character of its kind (for symbols,
+    /// what it costs in place of one).
+    #[allow(clippy::too_many_lines)]
+    fn step<S: Sink>(&mut self, c: Char, at: u64, n: u64, extra: u64, sink: &mut S) {
+        match self.state {
+            State::Start => self.begin(c, at, n, extra, Prefix::None, false),
+            State::Ws { nl, spaces, plain } => match c {
+                Char::Newline => {
+                    // Spaces between newlines make the piece dearer (and
+                    // keep the estimate from dropping as it grows).
+                    let nl = if nl == 0 || spaces == 0 { nl.max(1) } else { nl + 1 };
+                    self.bytes += n;
+                    self.nl_bytes = self.bytes;
+                    self.state = State::Ws { nl, spaces: 0, plain: false };
+                }
+                Char::Space(p) => {
+                    self.bytes += n;
+                    self.last_ws_len = n;
+                    self.state = State::Ws { nl, spaces: spaces + 1, plain: p };
+                }
+                _ => {
+                    // The part up to the last newline is a piece.
+                    let spaces_bytes = self.bytes - self.nl_bytes;
+                    let mut pieces_end = at;
+                    if spaces > 0 {
+                        // The last space leads the next piece (a word
+                        // always; punctuation only if it is U+0020).
+                        let leads = matches!(c, Char::Lower | Char::Upper) || (c == Char::Punct && plain);
+                        let last = if leads { self.last_space_len() } else { 0 };
+                        pieces_end = at - last;
+                        if nl > 0 {
+                            self.committed += floor(price::SPACES * nl, self.nl_bytes);
+                            sink.boundary(at - spaces_bytes, self.committed);
+                        }
+                        if spaces > 1 || !leads {
+                            let rest = spaces_bytes - last;
+                            if !leads && spaces > 1 {
+                                // `\s+(?!\S)` then `\s+`: two pieces.
+                                let one = self.last_space_len();
+                                self.committed += floor(price::SPACES, rest - one);
+                                sink.boundary(at - one, self.committed);
+                                self.committed += price::SPACES;
+                            } else {
+                                self.committed += floor(price::SPACES, rest);
+                            }
+                            sink.boundary(pieces_end, self.committed);
+                        }
+                        self.state = State::Start;
+                        self.extra = 0;
+                        self.nl_bytes = 0;
+                        self.bytes = 0;
+                        if leads {
+                            self.bytes = last;
+                            self.begin(c, at, n, extra, Prefix::Space, c == Char::Punct);
+                            return;
+                        }
+                    } else {
+                        self.commit(pieces_end, sink);
+                    }
+                    self.begin(c, at, n, extra, Prefix::None, false);
+                }
+            },
+            State::Word { letters, caps, prefix, small } => match c {
+                Char::Lower => {
+                    self.bytes += n;
+                    self.extra += extra;
+                    let letters = letters + u64::from(extra == 0);
+                    self.state = State::Word { letters, caps, prefix, small: true };
+                }
+                Char::Upper if !small => {
+                    self.bytes += n;
+                    self.extra += extra;
+                    let ascii = u64::from(extra == 0);
+                    self.state =
+                        State::Word { letters: letters + ascii, caps: caps + ascii, prefix, small: false };
+                }
+                _ => {
+                    self.commit(at, sink);
+                    self.begin(c, at, n, extra, Prefix::None, false);
+                }
+            },
+            State::Digits(k) => {
+                if c == Char::Digit {
+                    let k = k + 1;
+                    if k == 3 {
+                        self.committed += price::DIGITS;
+                        self.state = State::Start;
+                        sink.boundary(at + n, self.committed);
+                    } else {
+                        self.state = State::Digits(k);
+                    }
+                } else {
+                    self.commit(at, sink);
+                    self.begin(c, at, n, extra, Prefix::None, false);
+                }
+            }
+            State::Punct { chars, ascii, space, newlines } => match c {
+                Char::Punct if !newlines => {
+                    self.bytes += n;
+                    self.extra += extra;
+                    self.state = State::Punct {
+                        chars: chars + 1,
+                        ascii: ascii + u64::from(extra == 0),
+                        space,
+                        newlines,
+                    };
+                }
+                Char::Newline => {
+                    self.bytes += n;
+                    self.state = State::Punct { chars, ascii, space, newlines: true };
+                }
+                Char::Lower | Char::Upper if chars == 1 && !space && !newlines => {
+                    // One punctuation character leads the word.
+                    let bytes = self.bytes;
+                    self.lead = self.pending();
+                    self.state = State::Start;
+                    self.extra = 0;
+                    self.bytes = bytes;
+                    self.begin(c, at, n, extra, Prefix::Punct, false);
+                }
+                _ => {
+                    self.commit(at, sink);
+                    self.begin(c, at, n, extra, Prefix::None, false);
+                }
+            },
+        }
+    }
+
+    /// Bytes of the last white-space character of a run: one for U+0020,
+    /// else guessed from the run (tabs are one byte; a wide space is
+    /// three).
+    fn last_space_len(&self) -> u64 {
+        self.last_ws_len
+    }
+
+    /// Starts a piece with `c`, from the Start state; `self.bytes` already
+    /// holds the bytes of a prefix.
+    fn begin(&mut self, c: Char, at: u64, n: u64, extra: u64, prefix: Prefix, lead_space: bool) {
+        let _ = at;
+        self.bytes += n;
+        match c {
+            Char::Lower | Char::Upper => {
+                self.extra += extra;
+                let ascii = u64::from(extra == 0);
+                let caps = if c == Char::Upper { ascii } else { 0 };
+                self.state = State::Word { letters: ascii, caps, prefix, small: c == Char::Lower };
+            }
+            Char::Digit => {
+                self.bytes = 0;
+                self.state = State::Digits(1);
+            }
+            Char::Space(p) => {
+                self.last_ws_len = n;
+                self.state = State::Ws { nl: 0, spaces: 1, plain: p };
+            }
+            Char::Newline => {
+                self.nl_bytes = self.bytes;
+                self.state = State::Ws { nl: 1, spaces: 0, plain: false };
+            }
+            Char::Punct => {
+                self.extra += extra;
+                self.state = State::Punct {
+                    chars: 1,
+                    ascii: u64::from(extra == 0),
+                    space: lead_space,
+                    newlines: false,
+                };
+            }
+        }
+    }
+}
+
+/// The estimate of `bytes` on their own, in whole tokens (rounded up).
+pub fn estimate(bytes: &[u8]) -> u64 {
+    let mut e = Estimator::default();
+    e.feed(bytes);
+    e.total()
+}
+
+/// The piece boundaries of `bytes` on their own: each offset where a piece
+/// starts after the first, with the cost (in thousandths of a token) of the
+/// pieces before it. The estimate of `bytes[at..]` is the total less that
+/// cost.
+pub fn boundaries(bytes: &[u8]) -> Vec<(usize, u64)> {
+    let mut out = Vec::new();
+    let mut e = Estimator::default();
+    e.run(bytes, &mut |at: u64, cost: u64| {
+        if out.last().is_none_or(|&(last, _)| last != at as usize) {
+            out.push((at as usize, cost));
+        } else if let Some(last) = out.last_mut() {
+            last.1 = cost;
+        }
+    });
+    out
+}
+
+/// Where the last `budget` tokens of `window` start: the smallest offset,
+/// at the start of a character, from which the estimate of the rest, on
+/// its own, is at most `budget`. Two passes over `window` find the piece
+/// the cut falls in; a cut inside a piece (a word longer than the budget)
+/// is found by halving. For a tail cap, `window` is the ring of the last
+/// `budget × MAX_BYTES_PER_TOKEN + 4` bytes or more.
+pub fn tail_start(window: &[u8], budget: u64) -> usize {
+    let limit = budget.saturating_mul(SCALE);
+    let mut e = Estimator::default();
+    e.feed(window);
+    let total = e.total_scaled();
+    if total <= limit {
+        return 0;
+    }
+    // The first boundary whose rest fits, and the one before it.
+    let (mut lo, mut hi) = (0, window.len());
+    let mut found = false;
+    let mut second = Estimator::default();
+    second.run(window, &mut |at: u64, cost: u64| {
+        if found {
+            return;
+        }
+        if total - cost <= limit {
+            hi = at as usize;
+            found = true;
+        } else {
+            lo = at as usize;
+        }
+    });
+    // `lo` is too much, `hi` fits: halve between them.
+    while hi - lo > 1 {
+        let half = lo + (hi - lo) / 2;
+        let mut mid = half;
+        while mid > lo && !is_char_start(window, mid) {
+            mid -= 1;
+        }
+        if mid == lo {
+            mid = half + 1;
+            while mid < hi && !is_char_start(window, mid) {
+                mid += 1;
+            }
+            if mid == hi {
+                break;
+            }
+        }
+        if estimate_scaled(&window[mid..]) <= limit {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    hi
+}
+
+/// Whether a character starts at `bytes[at]`, as the estimator reads
+/// `bytes` from the start: a continuation byte starts one (an invalid byte)
+/// unless a whole valid character that covers it starts before it.
+fn is_char_start(bytes: &[u8], at: usize) -> bool {
+    if bytes[at] & 0xC0 != 0x80 {
+        return true;
+    }
+    let mut lead = at;
+    while lead > 0 && at - lead < 3 && bytes[lead] & 0xC0 == 0x80 {
+        lead -= 1;
+    }
+    let need = match bytes[lead] {
+        0xC2..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF4 => 4,
+        _ => return true,
+    };
+    !(lead + need > at
+        && bytes.len() >= lead + need
+        && std::str::from_utf8(&bytes[lead..lead + need]).is_ok())
+}
+
+/// The estimate of `bytes` on their own, in thousandths of a token.
+pub fn estimate_scaled(bytes: &[u8]) -> u64 {
+    let mut e = Estimator::default();
+    e.feed(bytes);
+    e.total_scaled()
+}
+
+/// An exact tokenizer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exact {
+    /// `o200k_base` (GPT-4o, GPT-4.1, o-series, GPT-5).
+    O200k,
+    /// `cl100k_base` (GPT-4, GPT-3.5).
+    Cl100k,
+}
+
+/// The exact number of tokens of `bytes` (bytes that are not UTF-8 are
+/// read as U+FFFD). The vocabulary loads on the first call for it.
+#[cfg(feature = "exact-tokens")]
+pub fn count_exact(kind: Exact, bytes: &[u8]) -> usize {
+    let text = String::from_utf8_lossy(bytes);
+    let bpe = match kind {
+        Exact::O200k => tiktoken_rs::o200k_base_singleton(),
+        Exact::Cl100k => tiktoken_rs::cl100k_base_singleton(),
+    };
+    bpe.encode_ordinary(&text).len()
+}
