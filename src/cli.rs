@@ -256,7 +256,7 @@ impl Args {
     /// What the arguments ask for.
     pub fn into_action(self) -> Result<Action, clap::Error> {
         // `capout --mcp [--root DIR]` alone is served before this parse
-        // (see `crate::mcp::requested`): here either is mixed with others.
+        // (see `mcp_requested`): here either is mixed with others.
         if self.mcp || self.root.is_some() {
             return Err(usage("--mcp takes no option but --root DIR: capout --mcp [--root DIR]".into()));
         }
@@ -632,6 +632,24 @@ fn resolve(matches: &ArgMatches, end: usize) -> Result<Args, clap::Error> {
     Ok(args)
 }
 
+/// The root of `capout --mcp` (`.` unless given), when the command line
+/// is that and nothing else: `--mcp`, with `--root DIR` (or `--root=DIR`) before or after it.
+/// Any other word leaves it to the ordinary parse, which says what is
+/// wrong and documents both options in `--help`.
+pub fn mcp_requested(args: impl IntoIterator<Item = OsString>) -> Option<PathBuf> {
+    let mut words = args.into_iter().skip(1);
+    let (mut mcp, mut root) = (false, None);
+    while let Some(word) = words.next() {
+        match word.to_str() {
+            Some("--mcp") if !mcp => mcp = true,
+            Some("--root") if root.is_none() => root = Some(PathBuf::from(words.next()?)),
+            Some(w) if root.is_none() && w.starts_with("--root=") => root = Some(PathBuf::from(&w[7..])),
+            _ => return None,
+        }
+    }
+    mcp.then(|| root.unwrap_or_else(|| PathBuf::from(".")))
+}
+
 fn usage_in_capout_opts(message: &str) -> clap::Error {
     command().error(ErrorKind::ArgumentConflict, format!("in CAPOUT_OPTS: {message}"))
 }
@@ -900,6 +918,22 @@ mod tests {
             .filter(|arg| !["completions", "mcp", "root"].contains(&arg.get_id().as_str()))
             .cloned()
             .collect()
+    }
+
+    #[test]
+    fn only_mcp_and_root_are_served_early() {
+        let words = |args: &[&str]| -> Vec<OsString> {
+            std::iter::once("capout").chain(args.iter().copied()).map(OsString::from).collect()
+        };
+        assert_eq!(mcp_requested(words(&["--mcp"])), Some(".".into()));
+        assert_eq!(mcp_requested(words(&["--mcp", "--root", "d"])), Some("d".into()));
+        assert_eq!(mcp_requested(words(&["--root", "d", "--mcp"])), Some("d".into()));
+        assert_eq!(mcp_requested(words(&["--root=d", "--mcp"])), Some("d".into()));
+        for args in
+            [&[][..], &["--root", "d"], &["--mcp", "-n", "5"], &["--mcp", "--root"], &["--mcp", "--mcp"]]
+        {
+            assert_eq!(mcp_requested(words(args)), None, "{args:?}");
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@ use std::sync::atomic::AtomicBool;
 
 mod cli;
 mod command;
+#[cfg(feature = "mcp")]
 mod mcp;
 mod pipe;
 mod profiles;
@@ -26,8 +27,17 @@ fn main() -> ExitCode {
     }
     // `capout --mcp [--root DIR]` is a server, not a filter: it starts
     // its runtime in its own module, and the filter's start-up is left be.
-    if let Some(root) = mcp::requested(std::env::args_os()) {
+    if let Some(root) = cli::mcp_requested(std::env::args_os()) {
+        #[cfg(feature = "mcp")]
         return mcp::serve(&root);
+        #[cfg(not(feature = "mcp"))]
+        {
+            let _ = (
+                root,
+                writeln!(io::stderr(), "capout: --mcp: built without the MCP server (cargo feature mcp)"),
+            );
+            return ExitCode::from(2);
+        }
     }
     let config = match cli::parse() {
         Action::Run(config) => *config,

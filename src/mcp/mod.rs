@@ -9,9 +9,8 @@
 mod paths;
 mod tools;
 
-use std::ffi::OsString;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
@@ -26,24 +25,6 @@ use serde::Deserialize;
 use crate::signals::Signals;
 pub use paths::Roots;
 pub use tools::Tools;
-
-/// The root of `capout --mcp` (`.` unless given), when the command line
-/// is that and nothing else: `--mcp`, with `--root DIR` (or `--root=DIR`) before or after it.
-/// Any other word leaves it to the ordinary parse, which says what is
-/// wrong and documents both options in `--help`.
-pub fn requested(args: impl IntoIterator<Item = OsString>) -> Option<PathBuf> {
-    let mut words = args.into_iter().skip(1);
-    let (mut mcp, mut root) = (false, None);
-    while let Some(word) = words.next() {
-        match word.to_str() {
-            Some("--mcp") if !mcp => mcp = true,
-            Some("--root") if root.is_none() => root = Some(PathBuf::from(words.next()?)),
-            Some(w) if root.is_none() && w.starts_with("--root=") => root = Some(PathBuf::from(&w[7..])),
-            _ => return None,
-        }
-    }
-    mcp.then(|| root.unwrap_or_else(|| PathBuf::from(".")))
-}
 
 /// Serves the tools until the client closes stdin. On SIGINT, SIGTERM or
 /// SIGHUP, the running commands get the signal and the server ends.
@@ -319,27 +300,5 @@ async fn blocking(
         Ok(Ok(text)) => Ok(CallToolResult::success(vec![ContentBlock::text(text)])),
         Ok(Err(text)) => Ok(CallToolResult::error(vec![ContentBlock::text(text)])),
         Err(e) => Err(ErrorData::internal_error(format!("the tool failed: {e}"), None)),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn words(args: &[&str]) -> Vec<OsString> {
-        std::iter::once("capout").chain(args.iter().copied()).map(OsString::from).collect()
-    }
-
-    #[test]
-    fn only_mcp_and_root_are_served_early() {
-        assert_eq!(requested(words(&["--mcp"])), Some(".".into()));
-        assert_eq!(requested(words(&["--mcp", "--root", "d"])), Some("d".into()));
-        assert_eq!(requested(words(&["--root", "d", "--mcp"])), Some("d".into()));
-        assert_eq!(requested(words(&["--root=d", "--mcp"])), Some("d".into()));
-        for args in
-            [&[][..], &["--root", "d"], &["--mcp", "-n", "5"], &["--mcp", "--root"], &["--mcp", "--mcp"]]
-        {
-            assert_eq!(requested(words(args)), None, "{args:?}");
-        }
     }
 }
