@@ -129,8 +129,8 @@ fn they_combine_with_keep_transforms_save_and_a_command() {
         " words\n... (truncated, showing last 3 tokens)\n"
     );
     // --max-line-chars is off unless given.
-    let long = format!("{}\n", "word ".repeat(3000));
-    assert_eq!(stdout(&["--head-tokens", "100000"], &long), long);
+    let wide = format!("{}\n", "word ".repeat(3000));
+    assert_eq!(stdout(&["--head-tokens", "100000"], &wide), wide);
     assert_eq!(
         stdout(&["--head-tokens", "2", "--max-line-chars", "3"], "abcdef\n"),
         "abc\n... (truncated, showing first 2 tokens)\n"
