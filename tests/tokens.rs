@@ -440,6 +440,37 @@ mod exact_cuts {
         }
     }
 
+    /// The exact total of `--json` is counted in stretches, so that memory
+    /// stays bounded: it must be the count of the whole input at once.
+    #[test]
+    fn the_exact_total_of_a_long_input_is_its_whole_count() {
+        let mut input = String::new();
+        let mut i = 0u64;
+        while input.len() < 700_000 {
+            i += 1;
+            let word =
+                ["error", "ok", "Build", "42", "  indented", "naïve", "中文", "{\"k\": 1}"][(i % 8) as usize];
+            input.push_str(&format!("{word} line {i} of the log\n"));
+            if i % 5 == 0 {
+                input.push_str("\n  \n");
+            }
+        }
+        for (name, exact) in [("o200k", Exact::O200k), ("cl100k", Exact::Cl100k)] {
+            let out = assert_cmd::Command::cargo_bin("capout")
+                .expect("the binary is built")
+                .args(["--tail-tokens", "10", "--tokenizer", name, "--json"])
+                .env_remove("CAPOUT_OPTS")
+                .write_stdin(input.clone())
+                .assert()
+                .success()
+                .get_output()
+                .stdout
+                .clone();
+            let object: serde_json::Value = serde_json::from_slice(&out).expect("one JSON object");
+            assert_eq!(object["total_tokens"], tokens::count_exact(exact, input.as_bytes()), "{name}");
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
 
