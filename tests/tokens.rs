@@ -450,8 +450,11 @@ mod exact_cuts {
             i += 1;
             let word =
                 ["error", "ok", "Build", "42", "  indented", "naïve", "中文", "{\"k\": 1}"][(i % 8) as usize];
-            input.push_str(&format!("{word} line {i} of the log\n"));
-            if i % 5 == 0 {
+            input.push_str(word);
+            input.push_str(" line ");
+            input.push_str(&i.to_string());
+            input.push_str(" of the log\n");
+            if i.is_multiple_of(5) {
                 input.push_str("\n  \n");
             }
         }
