@@ -184,6 +184,16 @@ echo "timing, median of $runs alternating runs ..." >&2
         '"${writer[@]}" cat "$big" | "${reader[@]}" wc -l >/dev/null' 0.5
     compare "1 KiB x ${reps}: capout    vs  tail -c 5000" \
         startup_capout startup_tail 1.5
+    # The token caps against the character caps of the same reach
+    # (a token is about four characters).
+    compare 'file: --tail-tokens 5000 vs -c 20000' \
+        '"$capout" --tail-tokens 5000 <"$big" >/dev/null' '"$capout" -c 20000 <"$big" >/dev/null' 1.5
+    compare 'pipe: --tail-tokens 5000 vs -c 20000' \
+        '"${writer[@]}" cat "$big" | "${reader[@]}" "$capout" --tail-tokens 5000 >/dev/null' \
+        '"${writer[@]}" cat "$big" | "${reader[@]}" "$capout" -c 20000 >/dev/null' 1.5
+    compare 'json: --tail-tokens 5000 vs -c 20000' \
+        '"${writer[@]}" cat "$big" | "${reader[@]}" "$capout" --tail-tokens 5000 --json >/dev/null' \
+        '"${writer[@]}" cat "$big" | "${reader[@]}" "$capout" -c 20000 --json >/dev/null' 1.5
 }
 
 # --- memory --------------------------------------------------------------
@@ -208,7 +218,7 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$capout" "$@"
 }
 
 mem_rows=()
-for cap in '-c 5000' '-n 500' '-m 50' '--head-chars 5000'; do
+for cap in '-c 5000' '-n 500' '-m 50' '--head-chars 5000' '--tail-tokens 5000' '--head-tokens 5000'; do
     # The cap's words are meant to split.
     # shellcheck disable=SC2086
     small_kib=$(peak_rss "$small" $cap)

@@ -5,8 +5,8 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use crate::caps::{
-    Cap, HeadLines, HeadTailChars, HeadTailLines, HeadUnits, LineShaper, Matches, Outcome, TailLines,
-    TailUnits,
+    Cap, HeadLines, HeadTailChars, HeadTailLines, HeadTailTokens, HeadTokens, HeadUnits, LineShaper, Matches,
+    Outcome, TailLines, TailTokens, TailUnits, window_bytes,
 };
 use crate::count::Totals;
 use crate::matcher::Matcher;
@@ -201,6 +201,9 @@ pub struct Summary {
     pub last: Option<u64>,
     /// The `--offset` that shows what comes next, for `--head-lines`.
     pub next_offset: Option<u64>,
+    /// Tokens of the whole stream, for a token cap when they were
+    /// counted.
+    pub total_tokens: Option<u64>,
     /// What the notice says, when there is one.
     pub notice: Option<Notice>,
     /// The file the whole stream was saved to and left behind.
@@ -388,6 +391,7 @@ impl Capper {
             first: facts.as_ref().map(|f| f.first),
             last: facts.as_ref().map(|f| f.last),
             next_offset: facts.as_ref().filter(|_| paged).map(|f| f.next_offset),
+            total_tokens: core.cap.tokens(),
             notice,
             saved_to,
             save_error,
@@ -464,6 +468,9 @@ fn build_cap(config: &Config, matcher: Option<Matcher>) -> Box<dyn Cap> {
             TailLines::from_line(t, h.saturating_add(1), shaper()),
         )),
         CapSpec::HeadTailChars(h, t) => Box::new(HeadTailChars::new(h, t, config.unit)),
+        CapSpec::TailTokens(n) => Box::new(TailTokens::new(n, config.tokenizer, config.reads_totals())),
+        CapSpec::HeadTokens(n) => Box::new(HeadTokens::new(n, config.tokenizer, config.reads_totals())),
+        CapSpec::HeadTailTokens(h, t) => Box::new(HeadTailTokens::new(h, t, config.tokenizer)),
     }
 }
 
@@ -476,6 +483,8 @@ fn char_line_cap(config: &Config) -> Option<u64> {
 fn build_rescuer(config: &Config, matcher: Matcher) -> Option<Rescuer> {
     let keep = config.keep.as_ref()?;
     let tail_bytes = |n| config.unit.max_bytes(n).saturating_add(4);
+    let token_head =
+        |n| if config.tokenizer == crate::Tokenizer::Estimate { Head::Tokens(n) } else { Head::None };
     let (head, tail) = match config.cap {
         CapSpec::TailChars(n) => (Head::None, Tail::Bytes(tail_bytes(n))),
         CapSpec::HeadChars(n) => (Head::Units(n), Tail::None),
@@ -484,6 +493,12 @@ fn build_rescuer(config: &Config, matcher: Matcher) -> Option<Rescuer> {
         CapSpec::MaxMatches(_) => return None,
         CapSpec::HeadTailLines(h, t) => (Head::Lines(h), Tail::Lines(t)),
         CapSpec::HeadTailChars(h, t) => (Head::Units(h), Tail::Bytes(tail_bytes(t))),
+        // The rescuer finds where a head of estimated tokens ends as the
+        // cap does; an exact head is known only once it is cut, and the
+        // cut part then decides which held lines are shown.
+        CapSpec::TailTokens(n) => (Head::None, Tail::Bytes(window_bytes(n))),
+        CapSpec::HeadTokens(n) => (token_head(n), Tail::None),
+        CapSpec::HeadTailTokens(h, t) => (token_head(h), Tail::Bytes(window_bytes(t))),
     };
     let width = config.max_line.unwrap_or(DEFAULT_MAX_LINE);
     let rescuer = Rescuer::new(matcher, keep.pattern.clone(), keep.max, width, config.unit, head, tail);

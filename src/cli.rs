@@ -11,7 +11,9 @@ use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, CommandFactory, FromArgMatches, Parser, ValueEnum};
 use clap_complete::Shell;
 
-use capout::{CapSpec, CommandSpec, Config, Keep, NoticeTarget, Pattern, SaveTo, Template, Timeout, Unit};
+use capout::{
+    CapSpec, CommandSpec, Config, Keep, NoticeTarget, Pattern, SaveTo, Template, Timeout, Tokenizer, Unit,
+};
 
 /// The per-line cap of the line caps when `--max-line-chars` is not given.
 pub use capout::DEFAULT_MAX_LINE;
@@ -64,6 +66,18 @@ pub struct Args {
     /// Keep the last N lines (with --head-lines: both ends)
     #[arg(long, value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
     tail_lines: Option<u64>,
+
+    /// Keep the last N tokens (with --head-tokens: both ends)
+    #[arg(long, value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
+    tail_tokens: Option<u64>,
+
+    /// Keep the first N tokens
+    #[arg(long, value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
+    head_tokens: Option<u64>,
+
+    /// How the token caps count: estimate (no vocabulary), o200k or cl100k (exact) [default: estimate]
+    #[arg(long, value_enum, value_name = "NAME")]
+    tokenizer: Option<TokenizerArg>,
 
     /// With --max-matches: count only lines matching REGEX
     #[arg(short = 'e', long, value_name = "REGEX", allow_hyphen_values = true)]
@@ -233,6 +247,23 @@ enum NoticeArg {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
+enum TokenizerArg {
+    Estimate,
+    O200k,
+    Cl100k,
+}
+
+impl From<TokenizerArg> for Tokenizer {
+    fn from(arg: TokenizerArg) -> Tokenizer {
+        match arg {
+            TokenizerArg::Estimate => Tokenizer::Estimate,
+            TokenizerArg::O200k => Tokenizer::O200k,
+            TokenizerArg::Cl100k => Tokenizer::Cl100k,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
 enum When {
     Auto,
     Always,
@@ -300,6 +331,13 @@ impl Args {
                 "--line-numbers goes with a line cap or --max-matches, not a character cap".into(),
             ));
         }
+        let tokenizer = self.tokenizer.map_or(Tokenizer::Estimate, Tokenizer::from);
+        if !tokenizer.available() {
+            return Err(usage(format!(
+                "--tokenizer {}: capout was built without exact tokenizers (cargo feature exact-tokens)",
+                tokenizer.name()
+            )));
+        }
         let pattern = self.pattern.map(|text| Pattern { text, fixed: self.fixed_strings });
         if let Some(Err(e)) = pattern.as_ref().map(Pattern::check) {
             return Err(invalid("--pattern", &e.to_string()));
@@ -331,6 +369,7 @@ impl Args {
             cap,
             pattern,
             unit: if self.bytes { Unit::Bytes } else { Unit::Chars },
+            tokenizer,
             max_line,
             line_numbers: self.line_numbers,
             strip_ansi: self.strip_ansi,
@@ -391,6 +430,18 @@ impl Args {
 
     /// The cap: one of them, or one of the two head+tail pairs.
     fn cap(&self) -> Result<CapSpec, clap::Error> {
+        let others = [self.tail_chars, self.head_chars, self.head_lines, self.tail_lines, self.max_matches];
+        match (self.head_tokens, self.tail_tokens) {
+            (None, None) => {}
+            (head, tail) if others.iter().all(Option::is_none) => {
+                return Ok(match (head, tail) {
+                    (Some(h), Some(t)) => CapSpec::HeadTailTokens(h, t),
+                    (Some(h), None) => CapSpec::HeadTokens(h),
+                    (_, t) => CapSpec::TailTokens(t.unwrap_or_default()),
+                });
+            }
+            _ => return Err(self.conflicting_caps()),
+        }
         let offset = self.offset.unwrap_or(0);
         Ok(match (self.tail_chars, self.head_chars, self.head_lines, self.tail_lines, self.max_matches) {
             (None, None, None, None, None) => CapSpec::TailChars(DEFAULT_TAIL_CHARS),
@@ -401,16 +452,36 @@ impl Args {
             (None, None, None, None, Some(n)) => CapSpec::MaxMatches(n),
             (Some(t), Some(h), None, None, None) => CapSpec::HeadTailChars(h, t),
             (None, None, Some(h), Some(t), None) => CapSpec::HeadTailLines(h, t),
-            (tc, hc, hl, tl, mm) => {
-                let names = ["--tail-chars", "--head-chars", "--head-lines", "--tail-lines", "--max-matches"];
-                let given: Vec<String> = names
-                    .into_iter()
-                    .zip([tc, hc, hl, tl, mm])
-                    .filter_map(|(name, value)| value.map(|v| format!("{name} {v}")))
-                    .collect();
-                return Err(usage(format!("the caps {} cannot be used together", given.join(" and "))));
-            }
+            _ => return Err(self.conflicting_caps()),
         })
+    }
+
+    /// The usage error of caps that do not go together.
+    fn conflicting_caps(&self) -> clap::Error {
+        let names = [
+            "--tail-chars",
+            "--head-chars",
+            "--head-lines",
+            "--tail-lines",
+            "--max-matches",
+            "--head-tokens",
+            "--tail-tokens",
+        ];
+        let values = [
+            self.tail_chars,
+            self.head_chars,
+            self.head_lines,
+            self.tail_lines,
+            self.max_matches,
+            self.head_tokens,
+            self.tail_tokens,
+        ];
+        let given: Vec<String> = names
+            .into_iter()
+            .zip(values)
+            .filter_map(|(name, value)| value.map(|v| format!("{name} {v}")))
+            .collect();
+        usage(format!("the caps {} cannot be used together", given.join(" and ")))
     }
 }
 
@@ -605,12 +676,14 @@ macro_rules! give_way {
 ///   `--kill-after`, `--stdout-only`) for a command (and `--kill-after`
 ///   for a `--timeout`).
 fn resolve(matches: &ArgMatches, end: usize) -> Result<Args, clap::Error> {
-    const CAPS: [&str; 5] = ["tail_chars", "head_chars", "head_lines", "tail_lines", "max_matches"];
+    const CAPS: [&str; 7] =
+        ["tail_chars", "head_chars", "head_lines", "tail_lines", "max_matches", "tail_tokens", "head_tokens"];
     let mut args = Args::from_arg_matches(matches)?;
     let given = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
     let default = |id: &str| given(id) && matches.index_of(id).is_some_and(|i| i <= end);
     if CAPS.iter().any(|id| given(id) && !default(id)) {
         give_way!(args, default, tail_chars, head_chars, head_lines, tail_lines, max_matches);
+        give_way!(args, default, tail_tokens, head_tokens);
         give_way!(args, default, offset, pattern, fixed_strings);
         if args.max_matches.is_some() {
             give_way!(args, default, keep, keep_max);
@@ -916,6 +989,9 @@ mod tests {
             .filter(|arg| arg.get_long().is_some_and(|long| !long.starts_with("no-")))
             .filter(|arg| !matches!(arg.get_action(), ArgAction::Help | ArgAction::Version))
             .filter(|arg| !["completions", "mcp", "root"].contains(&arg.get_id().as_str()))
+            // Without the exact tokenizers, --tokenizer has one value, the
+            // default: `a_build_without_exact_tokenizers_says_so` checks it.
+            .filter(|arg| cfg!(feature = "exact-tokens") || arg.get_id() != "tokenizer")
             .cloned()
             .collect()
     }
@@ -973,6 +1049,49 @@ mod tests {
                 assert!(valid, "{words:?} is valid with or without a command (add companions?)");
             }
             assert!(differs, "{long} from CAPOUT_OPTS changes the config");
+        }
+    }
+
+    #[test]
+    fn token_caps_conflict_with_the_others_and_replace_capout_opts_caps() {
+        assert_eq!(cap(&["--tail-tokens", "5"]), Ok(CapSpec::TailTokens(5)));
+        assert_eq!(cap(&["--head-tokens", "5"]), Ok(CapSpec::HeadTokens(5)));
+        assert_eq!(cap(&["--tail-tokens", "2", "--head-tokens", "3"]), Ok(CapSpec::HeadTailTokens(3, 2)));
+        assert_eq!(cap(&["--tail-tokens", "0"]), Err(ErrorKind::ValueValidation));
+        for other in
+            [&["-c", "3"][..], &["--head-chars", "3"], &["-n", "3"], &["--tail-lines", "3"], &["-m", "3"]]
+        {
+            assert_eq!(cap(&[other, &["--tail-tokens", "5"]].concat()), Err(ErrorKind::ArgumentConflict));
+            assert_eq!(cap(&[other, &["--head-tokens", "5"]].concat()), Err(ErrorKind::ArgumentConflict));
+            // A cap on the command line replaces those of CAPOUT_OPTS,
+            // both ways.
+            let c = config(&["--tail-tokens", "5"], Some(&quoted(other))).unwrap();
+            assert_eq!(c.cap, CapSpec::TailTokens(5));
+            let c = config(other, Some("--head-tokens 4 --tail-tokens 5")).unwrap();
+            assert_ne!(c.cap, CapSpec::HeadTailTokens(4, 5));
+        }
+        let c = config(&["--tail-tokens", "9"], Some("--tokenizer estimate --max-line-chars 7")).unwrap();
+        assert_eq!((c.cap, c.tokenizer, c.max_line), (CapSpec::TailTokens(9), Tokenizer::Estimate, Some(7)));
+        // --max-line-chars is off unless given.
+        assert_eq!(config(&["--head-tokens", "9"], None).unwrap().max_line, None);
+    }
+
+    #[test]
+    fn a_build_without_exact_tokenizers_says_so() {
+        for name in ["o200k", "cl100k"] {
+            let got = config(&["--tail-tokens", "5", "--tokenizer", name], None);
+            if cfg!(feature = "exact-tokens") {
+                assert_eq!(got.map(|c| c.tokenizer.name()), Ok(name));
+            } else {
+                let e = try_parse(["capout", "--tail-tokens", "5", "--tokenizer", name], None).err().unwrap();
+                assert_eq!(e.exit_code(), 2);
+                assert!(
+                    e.to_string().contains(&format!(
+                        "--tokenizer {name}: capout was built without exact tokenizers (cargo feature exact-tokens)"
+                    )),
+                    "{e}"
+                );
+            }
         }
     }
 

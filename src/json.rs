@@ -113,6 +113,7 @@ fn unit(config: &Config) -> &'static str {
         CapSpec::TailChars(_) | CapSpec::HeadChars(_) | CapSpec::HeadTailChars(..) => config.unit.name(),
         CapSpec::HeadLines { .. } | CapSpec::TailLines(_) | CapSpec::HeadTailLines(..) => "lines",
         CapSpec::MaxMatches(_) => "matches",
+        CapSpec::TailTokens(_) | CapSpec::HeadTokens(_) | CapSpec::HeadTailTokens(..) => "tokens",
     }
 }
 
@@ -141,6 +142,8 @@ fn fields(config: &Config, end: &End) -> String {
         ("first".to_owned(), json!(report.and_then(|r| r.page).map(|p| p.first))),
         ("last".to_owned(), json!(report.and_then(|r| r.page).map(|p| p.last))),
         ("next_offset".to_owned(), json!(report.and_then(|r| r.page).map(|p| p.next_offset))),
+        ("total_tokens".to_owned(), json!(report.and_then(|r| r.total_tokens))),
+        ("tokenizer".to_owned(), json!(config.cap.is_token_cap().then(|| config.tokenizer.name()))),
         ("exit_code".to_owned(), json!(exit_code)),
         ("signal".to_owned(), json!(report.and_then(|r| r.ending.signal))),
         ("timed_out".to_owned(), json!(report.is_some_and(|r| r.ending.timed_out.is_some()))),

@@ -140,6 +140,12 @@ pub enum CapSpec {
     HeadTailLines(u64, u64),
     /// `--head-chars H --tail-chars T`.
     HeadTailChars(u64, u64),
+    /// `--tail-tokens N`.
+    TailTokens(u64),
+    /// `--head-tokens N`.
+    HeadTokens(u64),
+    /// `--head-tokens H --tail-tokens T`.
+    HeadTailTokens(u64, u64),
 }
 
 impl CapSpec {
@@ -161,8 +167,12 @@ impl CapSpec {
             | CapSpec::HeadChars(n)
             | CapSpec::HeadLines { limit: n, .. }
             | CapSpec::TailLines(n)
-            | CapSpec::MaxMatches(n) => Limit::One(n),
-            CapSpec::HeadTailLines(h, t) | CapSpec::HeadTailChars(h, t) => Limit::Pair(h, t),
+            | CapSpec::MaxMatches(n)
+            | CapSpec::TailTokens(n)
+            | CapSpec::HeadTokens(n) => Limit::One(n),
+            CapSpec::HeadTailLines(h, t) | CapSpec::HeadTailChars(h, t) | CapSpec::HeadTailTokens(h, t) => {
+                Limit::Pair(h, t)
+            }
         }
     }
 
@@ -176,7 +186,44 @@ impl CapSpec {
             CapSpec::MaxMatches(_) => "max-matches",
             CapSpec::HeadTailLines(..) => "head-tail-lines",
             CapSpec::HeadTailChars(..) => "head-tail-chars",
+            CapSpec::TailTokens(_) => "tail-tokens",
+            CapSpec::HeadTokens(_) => "head-tokens",
+            CapSpec::HeadTailTokens(..) => "head-tail-tokens",
         }
+    }
+
+    /// Whether the cap counts tokens.
+    pub fn is_token_cap(self) -> bool {
+        matches!(self, CapSpec::TailTokens(_) | CapSpec::HeadTokens(_) | CapSpec::HeadTailTokens(..))
+    }
+}
+
+/// How a token cap counts tokens (`--tokenizer`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Tokenizer {
+    /// The estimator of [`tokens`]: no vocabulary, constant memory.
+    #[default]
+    Estimate,
+    /// `OpenAI`'s `o200k_base`, exact (cargo feature `exact-tokens`).
+    O200k,
+    /// `OpenAI`'s `cl100k_base`, exact (cargo feature `exact-tokens`).
+    Cl100k,
+}
+
+impl Tokenizer {
+    /// The name of the tokenizer in `--tokenizer` and `--json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tokenizer::Estimate => "estimate",
+            Tokenizer::O200k => "o200k",
+            Tokenizer::Cl100k => "cl100k",
+        }
+    }
+
+    /// Whether this build can count with it: the exact tokenizers need
+    /// the cargo feature `exact-tokens`.
+    pub fn available(self) -> bool {
+        self == Tokenizer::Estimate || cfg!(feature = "exact-tokens")
     }
 }
 
@@ -261,6 +308,8 @@ pub struct Config {
     pub pattern: Option<Pattern>,
     /// Characters or bytes.
     pub unit: Unit,
+    /// How a token cap counts tokens.
+    pub tokenizer: Tokenizer,
     /// Units kept of each line (`--max-line-chars`), `None` for all.
     pub max_line: Option<u64>,
     /// Number the kept lines.
@@ -325,6 +374,7 @@ impl Default for Config {
             cap: CapSpec::TailChars(5000),
             pattern: None,
             unit: Unit::Chars,
+            tokenizer: Tokenizer::Estimate,
             max_line: None,
             line_numbers: false,
             strip_ansi: false,
@@ -377,6 +427,8 @@ pub struct Report {
     pub matches: Option<u64>,
     /// Units cut, when something was and the total was counted.
     pub omitted: Option<u64>,
+    /// Tokens of the whole input, for a token cap when they were counted.
+    pub total_tokens: Option<u64>,
     /// The first and last lines shown and the offset of the next page,
     /// when `--head-lines` cut.
     pub page: Option<Page>,
@@ -506,6 +558,8 @@ pub struct Options {
     pub template: Option<Template>,
     /// Where to save the whole stream.
     pub save: Option<SaveTo>,
+    /// How a token cap counts tokens.
+    pub tokenizer: Tokenizer,
 }
 
 impl Default for Options {
@@ -523,6 +577,7 @@ impl Default for Options {
             notice: NoticeTarget::Stdout,
             template: None,
             save: None,
+            tokenizer: Tokenizer::Estimate,
         }
     }
 }
@@ -554,6 +609,7 @@ impl From<Options> for Config {
             notice: o.notice,
             template: o.template,
             save: o.save,
+            tokenizer: o.tokenizer,
             ..Config::default()
         }
     }
@@ -647,6 +703,7 @@ fn capped<R: Read>(
         truncated: summary.truncated,
         matches: summary.matches,
         omitted: summary.omitted,
+        total_tokens: summary.total_tokens,
         page: match (summary.first, summary.last, summary.next_offset) {
             (Some(first), Some(last), Some(next_offset)) => Some(Page { first, last, next_offset }),
             _ => None,

@@ -20,6 +20,8 @@ pub enum Head {
     Lines(u64),
     /// This many units.
     Units(u64),
+    /// This many estimated tokens.
+    Tokens(u64),
 }
 
 /// How far from the end a cap may keep the tail of the stream.
@@ -74,6 +76,8 @@ pub struct Rescuer {
     /// Where the head ends in the capped stream, once known (for
     /// [`Head::Units`]).
     head_end: Option<u64>,
+    /// Finds where a head of [`Head::Tokens`] ends, as the cap does.
+    tokens: crate::tokens::Estimator,
     /// The totals before the current piece.
     before: Totals,
     /// Where line starts are, in the capped stream.
@@ -109,6 +113,7 @@ impl Rescuer {
             tail,
             assembler: LineAssembler::default(),
             head_end: None,
+            tokens: crate::tokens::Estimator::default(),
             before: Totals::new(crate::count::Need::ALL),
             lines: LineStarts::default(),
             candidates: 0,
@@ -135,6 +140,9 @@ impl Rescuer {
                 self.head_end = Some(self.before.bytes() + self.unit.advance(capped, h - before).0 as u64);
             }
         }
+        if let (Head::Tokens(n), None) = (self.head, self.head_end) {
+            self.head_end = self.tokens.cut_after(capped, n);
+        }
         let mut assembler = std::mem::take(&mut self.assembler);
         let _ = assembler.feed(piece, |event| {
             self.take(&event, capped, totals, false);
@@ -148,6 +156,9 @@ impl Rescuer {
     /// The lines to print after the notice: a header and `LINE:text` lines,
     /// or none when no cut line matched. `cut` is the cap's cut part.
     pub fn finish(mut self, totals: &Totals, cut: &Cut) -> Vec<Vec<u8>> {
+        if let (Head::Tokens(n), None) = (self.head, self.head_end) {
+            self.head_end = self.tokens.cut_at_end(n);
+        }
         let mut assembler = std::mem::take(&mut self.assembler);
         let _ = assembler.finish(|event| {
             self.take(&event, &[], totals, true);
@@ -220,7 +231,7 @@ impl Rescuer {
         match self.head {
             Head::None => true,
             Head::Lines(n) => number > n,
-            Head::Units(_) => self.head_end.is_some_and(|end| start >= end),
+            Head::Units(_) | Head::Tokens(_) => self.head_end.is_some_and(|end| start >= end),
         }
     }
 }

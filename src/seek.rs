@@ -7,6 +7,7 @@ use std::os::unix::fs::{FileExt, MetadataExt};
 
 use memchr::memrchr_iter;
 
+use capout::tokens::MAX_BYTES_PER_TOKEN;
 use capout::{CapSpec, Config};
 
 /// How much is read at a time while looking backwards for lines.
@@ -17,7 +18,7 @@ const BLOCK: u64 = 64 * 1024;
 /// whose state runs from the start, line numbers, a line cap before a
 /// character cap, which must see where the line starts).
 pub fn needs_only_the_end(config: &Config) -> bool {
-    matches!(config.cap, CapSpec::TailChars(_) | CapSpec::TailLines(_))
+    matches!(config.cap, CapSpec::TailChars(_) | CapSpec::TailLines(_) | CapSpec::TailTokens(_))
         && config.keep.is_none()
         && config.save.is_none()
         && !config.strip_ansi
@@ -46,6 +47,9 @@ pub fn skip_to_tail(file: &mut File, config: &Config) -> io::Result<()> {
     let target = match config.cap {
         // One unit more than the cap can take, so the cut shows.
         CapSpec::TailChars(n) => end.saturating_sub(config.unit.max_bytes(n).saturating_add(4)),
+        // The ring of a token cap, which holds more than its N tokens,
+        // and a byte more so the cut shows.
+        CapSpec::TailTokens(n) => end.saturating_sub(n.saturating_mul(MAX_BYTES_PER_TOKEN).saturating_add(5)),
         // From the `\n` before the last `n` lines: an empty line more than
         // the cap keeps.
         CapSpec::TailLines(n) => last_lines_start(file, start, end, n)?.saturating_sub(1),

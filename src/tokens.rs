@@ -382,8 +382,20 @@ impl Estimator {
                 }
             }
             let before = self.pos - u64::from(self.partial_len);
+            let waiting = (self.partial_len > 0).then(|| self.clone());
             self.feed(std::slice::from_ref(&b));
             if self.partial_len == 0 && self.total_scaled() > budget {
+                // A sequence that turned out not to be UTF-8 is that many
+                // invalid bytes, each a character of its own: the cut may
+                // fall between them.
+                if let Some(mut waiting) = waiting {
+                    let mut seq = waiting.partial[..usize::from(waiting.partial_len)].to_vec();
+                    seq.push(b);
+                    if std::str::from_utf8(&seq).is_err() {
+                        let cut = waiting.flush_checked(budget).unwrap_or(self.pos - 1);
+                        return Some(cut);
+                    }
+                }
                 return Some(before);
             }
         }

@@ -219,6 +219,8 @@ fn check_failed(out: &Output, message: &str, status: i32) {
             "first": null,
             "last": null,
             "next_offset": null,
+            "total_tokens": null,
+            "tokenizer": null,
             "exit_code": status,
             "signal": null,
             "timed_out": false,

@@ -48,6 +48,8 @@ fn json_has_every_field() {
             "first": 1,
             "last": 2,
             "next_offset": 2,
+            "total_tokens": null,
+            "tokenizer": null,
             "exit_code": 0,
             "signal": null,
             "timed_out": false,

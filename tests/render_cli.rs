@@ -127,7 +127,8 @@ fn json_speaks_of_rendered_rows() {
             "limit": 10, "matches": null, "notice": "... (truncated, showing last 10 chars)",
             "saved_to": null, "signal": null, "timed_out": false,
             "total_bytes": 26, "total_chars": 26, "total_lines": 2, "truncated": true,
-            "unit": "chars", "omitted": 16, "first": null, "last": null, "next_offset": null
+            "unit": "chars", "omitted": 16, "first": null, "last": null, "next_offset": null,
+            "total_tokens": null, "tokenizer": null
         })
     );
 }

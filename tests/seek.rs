@@ -48,6 +48,8 @@ fn a_file_gives_the_same_output_as_a_pipe() {
             &["--tail-lines", "3"],
             &["--tail-lines", "40", "--max-line-chars", "5"],
             &["--tail-lines", "1", "--notice-format", "{shown} {unit}"],
+            &["--tail-tokens", "3"],
+            &["--tail-tokens", "40"],
         ] {
             let mut file = std::fs::File::open(&path).expect("opened");
             file.seek(SeekFrom::Start(skip)).expect("seekable");
@@ -73,6 +75,7 @@ fn a_tail_cap_reads_only_the_end_of_a_huge_file() {
     for (args, want) in [
         (&["--tail-lines", "2"][..], &b"next to last\nlast\n... (truncated, showing last 2 lines)\n"[..]),
         (&["-c", "5"], b"last\n... (truncated, showing last 5 chars)\n"),
+        (&["--tail-tokens", "3"], b"last\n... (truncated, showing last 3 tokens)\n"),
     ] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_capout"))
             .args(args)
@@ -109,6 +112,7 @@ fn kernel_files_give_the_same_output_as_a_pipe() {
             &["-c", "2", "--bytes"],
             &["--tail-lines", "1"],
             &["--tail-lines", "1", "--max-line-chars", "4"],
+            &["--tail-tokens", "2"],
         ] {
             let want = capout_on_pipe(args, &input);
             assert_ne!(want, b"(no output)\n", "{path}");

@@ -340,3 +340,152 @@ mod accuracy {
         }
     }
 }
+
+/// The exact tokenizers' cuts: the kept text, tokenized on its own, has at
+/// most N tokens, and at least N − 8 unless it is the whole input, however
+/// reads of 1 to 7 bytes split the input.
+#[cfg(feature = "exact-tokens")]
+mod exact_cuts {
+    use std::io::Read;
+
+    use capout::tokens::{self, Exact};
+    use capout::{CapSpec, Config, NoticeTarget, Tokenizer};
+    use proptest::prelude::*;
+
+    use super::text;
+
+    /// Hands out its bytes in reads of the sizes given, in turn.
+    struct Reads<'a> {
+        data: &'a [u8],
+        sizes: Vec<usize>,
+        turn: usize,
+    }
+
+    impl Read for Reads<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let size = self.sizes[self.turn % self.sizes.len()].min(buf.len()).min(self.data.len());
+            self.turn += 1;
+            buf[..size].copy_from_slice(&self.data[..size]);
+            self.data = &self.data[size..];
+            Ok(size)
+        }
+    }
+
+    /// What the cap keeps of `input`, without notices.
+    fn kept(cap: CapSpec, tokenizer: Tokenizer, input: &[u8], sizes: Vec<usize>) -> Vec<u8> {
+        let config = Config { cap, tokenizer, notice: NoticeTarget::None, read_size: 7, ..Config::default() };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        capout::run(&config, Reads { data: input, sizes, turn: 0 }, &mut out, &mut err)
+            .expect("in-memory run");
+        out
+    }
+
+    fn check(cap: CapSpec, n: u64, input: &[u8], sizes: &[usize]) -> Result<(), TestCaseError> {
+        for (tokenizer, exact) in [(Tokenizer::O200k, Exact::O200k), (Tokenizer::Cl100k, Exact::Cl100k)] {
+            let kept = kept(cap, tokenizer, input, sizes.to_vec());
+            let count = tokens::count_exact(exact, &kept) as u64;
+            prop_assert!(
+                count <= n,
+                "{tokenizer:?} {cap:?}: {count} tokens kept: {:?}",
+                String::from_utf8_lossy(&kept)
+            );
+            prop_assert!(
+                kept == input || count + 8 >= n,
+                "{tokenizer:?} {cap:?}: only {count} tokens kept: {:?}",
+                String::from_utf8_lossy(&kept)
+            );
+            match cap {
+                CapSpec::HeadTokens(_) => prop_assert!(input.starts_with(&kept)),
+                _ => prop_assert!(input.ends_with(&kept)),
+            }
+            // A cut never splits a character.
+            if std::str::from_utf8(input).is_ok() {
+                prop_assert!(std::str::from_utf8(&kept).is_ok());
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn exact_caps_from_the_command_line() {
+        for name in ["o200k", "cl100k"] {
+            let out = assert_cmd::Command::cargo_bin("capout")
+                .expect("the binary is built")
+                .args(["--tail-tokens", "3", "--tokenizer", name, "--json"])
+                .env_remove("CAPOUT_OPTS")
+                .write_stdin("hello world foo bar baz\n")
+                .assert()
+                .success()
+                .get_output()
+                .stdout
+                .clone();
+            let object: serde_json::Value = serde_json::from_slice(&out).expect("one JSON object");
+            assert_eq!(object["output"], " bar baz\n");
+            assert_eq!(object["notice"], "... (truncated, showing last 3 tokens)");
+            assert_eq!((&object["tokenizer"], &object["total_tokens"]), (&name.into(), &6.into()));
+            let out = assert_cmd::Command::cargo_bin("capout")
+                .expect("the binary is built")
+                .args(["--head-tokens", "2", "--tail-tokens", "2", "--tokenizer", name])
+                .env_remove("CAPOUT_OPTS")
+                .write_stdin("hello world foo bar baz\n")
+                .assert()
+                .success()
+                .get_output()
+                .stdout
+                .clone();
+            assert_eq!(
+                String::from_utf8_lossy(&out),
+                "hello wor\n... (truncated, omitted 2 tokens) ...\n baz\n"
+            );
+        }
+    }
+
+    /// The exact total of `--json` is counted in stretches, so that memory
+    /// stays bounded: it must be the count of the whole input at once.
+    #[test]
+    fn the_exact_total_of_a_long_input_is_its_whole_count() {
+        let mut input = String::new();
+        let mut i = 0u64;
+        while input.len() < 700_000 {
+            i += 1;
+            let word =
+                ["error", "ok", "Build", "42", "  indented", "naïve", "中文", "{\"k\": 1}"][(i % 8) as usize];
+            input.push_str(word);
+            input.push_str(" line ");
+            input.push_str(&i.to_string());
+            input.push_str(" of the log\n");
+            if i.is_multiple_of(5) {
+                input.push_str("\n  \n");
+            }
+        }
+        for (name, exact) in [("o200k", Exact::O200k), ("cl100k", Exact::Cl100k)] {
+            let out = assert_cmd::Command::cargo_bin("capout")
+                .expect("the binary is built")
+                .args(["--tail-tokens", "10", "--tokenizer", name, "--json"])
+                .env_remove("CAPOUT_OPTS")
+                .write_stdin(input.clone())
+                .assert()
+                .success()
+                .get_output()
+                .stdout
+                .clone();
+            let object: serde_json::Value = serde_json::from_slice(&out).expect("one JSON object");
+            assert_eq!(object["total_tokens"], tokens::count_exact(exact, input.as_bytes()), "{name}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn an_exact_cut_keeps_n_minus_8_to_n_tokens(
+            parts in prop::collection::vec(text(), 1..6),
+            n in 1u64..60,
+            sizes in prop::collection::vec(1usize..=7, 1..6),
+        ) {
+            let input = parts.concat();
+            check(CapSpec::TailTokens(n), n, &input, &sizes)?;
+            check(CapSpec::HeadTokens(n), n, &input, &sizes)?;
+        }
+    }
+}

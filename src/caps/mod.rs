@@ -12,6 +12,7 @@ mod line;
 mod matches;
 mod tail_lines;
 mod tail_units;
+mod tokens;
 
 use std::io;
 
@@ -22,6 +23,7 @@ pub use line::{LineShaper, LineSplitter, line_pieces};
 pub use matches::Matches;
 pub use tail_lines::TailLines;
 pub use tail_units::TailUnits;
+pub use tokens::{HeadTailTokens, HeadTokens, TailTokens, window_bytes};
 
 use crate::count::Totals;
 use crate::notice::{Facts, Kind};
@@ -53,6 +55,11 @@ pub trait Cap {
     /// The number of matching lines, for a cap that counts matches.
     fn matches(&self, totals: &Totals) -> Option<u64> {
         let _ = totals;
+        None
+    }
+
+    /// Tokens of the whole stream, for a token cap that counted them.
+    fn tokens(&mut self) -> Option<u64> {
         None
     }
 

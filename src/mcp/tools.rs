@@ -202,6 +202,7 @@ fn options(config: &Config) -> Options {
     options.max_line_chars = Some(config.max_line.unwrap_or(0));
     options.strip_ansi = config.strip_ansi;
     options.collapse_cr = config.collapse_cr;
+    options.tokenizer = config.tokenizer;
     options
 }
 

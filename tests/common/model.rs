@@ -19,7 +19,12 @@ fn counts_lines(cap: CapSpec) -> bool {
         | CapSpec::TailLines(_)
         | CapSpec::HeadTailLines(..)
         | CapSpec::MaxMatches(_) => true,
-        CapSpec::TailChars(_) | CapSpec::HeadChars(_) | CapSpec::HeadTailChars(..) => false,
+        CapSpec::TailChars(_)
+        | CapSpec::HeadChars(_)
+        | CapSpec::HeadTailChars(..)
+        | CapSpec::TailTokens(_)
+        | CapSpec::HeadTokens(_)
+        | CapSpec::HeadTailTokens(..) => false,
     }
 }
 
@@ -47,6 +52,25 @@ impl LinePattern {
             }
         }
     }
+}
+
+/// Where a token cap may cut `input`: 0, the end, and the start of each
+/// character, each byte of an invalid sequence being one.
+fn token_cuts(input: &[u8]) -> Vec<usize> {
+    let mut cuts = Vec::new();
+    let mut pos = 0;
+    for chunk in input.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            cuts.push(pos);
+            pos += c.len_utf8();
+        }
+        for _ in chunk.invalid() {
+            cuts.push(pos);
+            pos += 1;
+        }
+    }
+    cuts.push(pos);
+    cuts
 }
 
 /// The characters of `input` as byte ranges, by std's lossy decoding.
@@ -301,6 +325,58 @@ pub fn model(input: &[u8], config: &Config) -> Vec<u8> {
                 (out, None, Some(Region { after_byte: end, before_byte: start, ..Region::ALL }))
             }
         }
+        // The estimate of a text is the unit here, taken as given; where
+        // the engine cuts (its ring, its two passes, its halving) is what
+        // is checked, against every possible cut tried in turn.
+        CapSpec::TailTokens(_) | CapSpec::HeadTokens(_) | CapSpec::HeadTailTokens(..) => {
+            use capout::tokens::estimate;
+            let cuts = token_cuts(input);
+            let (head, tail) = match config.cap {
+                CapSpec::TailTokens(t) => (None, Some(t)),
+                CapSpec::HeadTokens(h) => (Some(h), None),
+                CapSpec::HeadTailTokens(h, t) => (Some(h), Some(t)),
+                _ => unreachable!(),
+            };
+            // The longest prefix that fits the head, the longest suffix
+            // after it that fits the tail.
+            let end = head.map_or(input.len(), |h| {
+                *cuts.iter().rev().find(|&&e| estimate(&input[..e]) <= h).unwrap_or(&0)
+            });
+            let from = if head.is_some() { end } else { 0 };
+            let start = tail.map_or(input.len(), |t| {
+                *cuts.iter().find(|&&s| s >= from && estimate(&input[s..]) <= t).unwrap_or(&input.len())
+            });
+            let (head_shown, tail_shown) = (estimate(&input[..end]), estimate(&input[start..]));
+            match (head, tail) {
+                (None, Some(_)) if start == 0 => (input.to_vec(), None, None),
+                (None, _) if start == input.len() => {
+                    return with_notice(Vec::new(), Some("(no output)".into()));
+                }
+                (None, _) => {
+                    let notice = format!("... (truncated, showing last {tail_shown} tokens)");
+                    (
+                        input[start..].to_vec(),
+                        Some(notice),
+                        Some(Region { before_byte: start, ..Region::ALL }),
+                    )
+                }
+                (Some(_), None) if end == input.len() => (input.to_vec(), None, None),
+                (Some(_), None) if end == 0 => return with_notice(Vec::new(), Some("(no output)".into())),
+                (Some(_), None) => {
+                    let notice = format!("... (truncated, showing first {head_shown} tokens)");
+                    (input[..end].to_vec(), Some(notice), Some(Region { after_byte: end, ..Region::ALL }))
+                }
+                _ if start == end => (input.to_vec(), None, None),
+                _ => {
+                    let shown = head_shown + tail_shown;
+                    let total = estimate(input).max(shown);
+                    let mut out =
+                        with_notice(input[..end].to_vec(), Some(middle((total - shown) as usize, "tokens")));
+                    out.extend_from_slice(&input[start..]);
+                    (out, None, Some(Region { after_byte: end, before_byte: start, ..Region::ALL }))
+                }
+            }
+        }
         CapSpec::HeadLines { limit, offset } => {
             let (k, n) = (offset as usize, limit as usize);
             if k >= total_lines {
@@ -418,7 +494,10 @@ fn with_rescued(
 /// A random config, with small caps so that cuts happen.
 pub fn random_config(rng: &mut Rng) -> Config {
     let (a, b) = (1 + rng.below(12), 1 + rng.below(12));
-    let cap = match rng.below(7) {
+    let cap = match rng.below(10) {
+        7 => CapSpec::TailTokens(a),
+        8 => CapSpec::HeadTokens(a),
+        9 => CapSpec::HeadTailTokens(a % 6 + 1, b % 6 + 1),
         0 => CapSpec::TailChars(a),
         1 => CapSpec::HeadChars(a),
         2 => CapSpec::HeadLines { limit: a, offset: rng.below(6) },

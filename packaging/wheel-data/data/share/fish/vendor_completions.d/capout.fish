@@ -4,6 +4,11 @@ complete -c capout -l offset -d 'Skip K lines before --head-lines starts' -r
 complete -c capout -s m -l max-matches -d 'Keep the first N matches (lines)' -r
 complete -c capout -l head-chars -d 'Keep the first N characters (with --tail-chars: both ends)' -r
 complete -c capout -l tail-lines -d 'Keep the last N lines (with --head-lines: both ends)' -r
+complete -c capout -l tail-tokens -d 'Keep the last N tokens (with --head-tokens: both ends)' -r
+complete -c capout -l head-tokens -d 'Keep the first N tokens' -r
+complete -c capout -l tokenizer -d 'How the token caps count: estimate (no vocabulary), o200k or cl100k (exact) [default: estimate]' -r -f -a "estimate\t''
+o200k\t''
+cl100k\t''"
 complete -c capout -s e -l pattern -d 'With --max-matches: count only lines matching REGEX' -r
 complete -c capout -l max-line-chars -d 'Keep W characters of each line, 0 for all [default: 2000 with --head-lines, --tail-lines and --max-matches; off with the char caps]' -r
 complete -c capout -l render-width -d 'With --render: the terminal\'s width in columns, 2 to 10000 [default: 200]' -r
