@@ -831,15 +831,17 @@ fn usage_in(source: &str, message: &str) -> clap::Error {
 
 /// The clap command, for parsing, `--completions` and the tests: the
 /// options of [`Args`], and for each switch `--NAME` a hidden `--no-NAME`
-/// that turns it off. The later of the two wins.
+/// that turns it off. The later of the two wins. Each option's value has a
+/// hint for completions: a file, a folder, or `Other` (nothing to
+/// complete).
 pub fn command() -> clap::Command {
     let cmd = Args::command();
     // Overrides work both ways: `--json` also clears a `--no-json` before it.
     let negations: Vec<Arg> = cmd
         .get_arguments()
         .filter(|arg| matches!(arg.get_action(), ArgAction::SetTrue))
-        // A mode, not an option to turn off.
-        .filter(|arg| arg.get_id() != "mcp")
+        // Modes, not options to turn off.
+        .filter(|arg| arg.get_id() != "mcp" && arg.get_id() != "show_config")
         .filter_map(|arg| {
             let long = arg.get_long()?;
             let no = format!("no-{long}");
@@ -853,6 +855,18 @@ pub fn command() -> clap::Command {
             )
         })
         .collect();
+    // A value that is not a path (a number, a pattern, a name) completes
+    // to nothing rather than to file names.
+    let cmd = cmd.mut_args(|arg| {
+        if arg.get_action().takes_values()
+            && arg.get_long().is_some()
+            && arg.get_value_hint() == ValueHint::Unknown
+        {
+            arg.value_hint(ValueHint::Other)
+        } else {
+            arg
+        }
+    });
     cmd.args(negations)
 }
 

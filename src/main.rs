@@ -9,6 +9,7 @@ use std::sync::atomic::AtomicBool;
 
 mod cli;
 mod command;
+mod completions;
 mod mcp;
 mod pipe;
 mod profiles;
@@ -32,7 +33,11 @@ fn main() -> ExitCode {
     let config = match cli::parse() {
         Action::Run(config) => *config,
         Action::Completions(shell) => {
-            clap_complete::generate(shell, &mut cli::command(), "capout", &mut io::stdout());
+            if shell == clap_complete::Shell::Bash {
+                let _ = io::stdout().write_all(completions::bash(&cli::command()).as_bytes());
+            } else {
+                clap_complete::generate(shell, &mut cli::command(), "capout", &mut io::stdout());
+            }
             return ExitCode::SUCCESS;
         }
         Action::ShowConfig(text) => {
