@@ -2,6 +2,7 @@
 //! (SPEC §5) and `-i, --ignore-case` (SPEC §2): black-box, exact bytes.
 
 use assert_cmd::Command;
+use std::fmt::Write;
 use std::path::Path;
 
 /// A config file with every kind of value: strings, integers, booleans
@@ -253,7 +254,10 @@ fn a_profile_in_capout_opts_may_not_be_in_a_profile() {
 fn input_reads_a_file_instead_of_stdin() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("log.txt");
-    let text: String = (1..=100_000).map(|i| format!("line {i}\n")).collect();
+    let text = (1..=100_000).fold(String::new(), |mut text, i| {
+        let _ = writeln!(text, "line {i}");
+        text
+    });
     std::fs::write(&file, &text).unwrap();
     let file = file.to_str().unwrap();
     capout(dir.path(), None)
