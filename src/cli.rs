@@ -1266,4 +1266,58 @@ mod tests {
         let c = config(&["--keep", "e"], Some("--keep-max 2 --keep f")).unwrap();
         assert_eq!(c.keep, Some(Keep { pattern: "e".into(), max: 2 }));
     }
+
+    #[test]
+    fn the_caps_of_the_last_layer_that_gives_one_win() {
+        let file = crate::profiles::ConfigFile::parse(
+            std::path::Path::new("c.toml"),
+            "[defaults]\nhead-chars = 7\ntail-chars = 9\nkeep = \"e\"\n\
+             [profile.p]\nmax-matches = 4\npattern = \"x\"\n[profile.n]\nline-numbers = true\n",
+        )
+        .unwrap();
+        let cap = |args: &[&str], opts| match try_parse_with(
+            std::iter::once("capout").chain(args.iter().copied()),
+            Some(&file),
+            opts,
+        ) {
+            Ok(Action::Run(c)) => Ok((c.cap, c.pattern.map(|p| p.text), c.keep.is_some(), c.line_numbers)),
+            Ok(_) => panic!("not a run"),
+            Err(e) => Err(e.kind()),
+        };
+        let (pair, tail5) = (CapSpec::HeadTailChars(7, 9), CapSpec::TailLines(5));
+        // (command line, CAPOUT_OPTS, cap, pattern, keep, line numbers)
+        let cases: [(&[&str], Option<&str>, CapSpec, Option<&str>, bool, bool); 8] = [
+            (&[], None, pair, None, true, false),
+            (&[], Some("--tail-lines 5"), tail5, None, true, false),
+            (&["--profile", "p"], Some("--tail-lines 5"), CapSpec::MaxMatches(4), Some("x"), false, false),
+            (&["-e", "y"], Some("--profile p"), CapSpec::MaxMatches(4), Some("y"), false, false),
+            (
+                &["--profile", "p", "-n", "2"],
+                None,
+                CapSpec::HeadLines { limit: 2, offset: 0 },
+                None,
+                true,
+                false,
+            ),
+            // A profile without a cap leaves the caps of earlier layers.
+            (&["--profile", "n"], Some("--tail-lines 5"), tail5, None, true, true),
+            (&["--profile", "n"], None, pair, None, true, false),
+            (&["--profile", "n", "-c", "3"], Some("-m 1"), CapSpec::TailChars(3), None, true, false),
+        ];
+        for (args, opts, want, pattern, keep, numbers) in cases {
+            assert_eq!(
+                cap(args, opts),
+                Ok((want, pattern.map(String::from), keep, numbers)),
+                "{args:?} {opts:?}"
+            );
+        }
+        assert_eq!(cap(&["--profile", "q"], None), Err(ErrorKind::ArgumentConflict));
+        // A default --keep gives way to a profile's --max-matches; on the
+        // command line, it is a mistake.
+        assert_eq!(
+            cap(&[], Some("--profile p --keep e")),
+            Ok((CapSpec::MaxMatches(4), Some("x".into()), false, false))
+        );
+        assert_eq!(cap(&["--profile", "p", "--keep", "e"], None), Err(ErrorKind::ArgumentConflict));
+    }
 }
