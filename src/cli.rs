@@ -1286,7 +1286,8 @@ mod tests {
         };
         let (pair, tail5) = (CapSpec::HeadTailChars(7, 9), CapSpec::TailLines(5));
         // (command line, CAPOUT_OPTS, cap, pattern, keep, line numbers)
-        let cases: [(&[&str], Option<&str>, CapSpec, Option<&str>, bool, bool); 8] = [
+        type Case<'a> = (&'a [&'a str], Option<&'a str>, CapSpec, Option<&'a str>, bool, bool);
+        let cases: [Case; 8] = [
             (&[], None, pair, None, true, false),
             (&[], Some("--tail-lines 5"), tail5, None, true, false),
             (&["--profile", "p"], Some("--tail-lines 5"), CapSpec::MaxMatches(4), Some("x"), false, false),
