@@ -1267,6 +1267,9 @@ mod tests {
         assert_eq!(c.keep, Some(Keep { pattern: "e".into(), max: 2 }));
     }
 
+    /// (command line, `CAPOUT_OPTS`, cap, pattern, keep, line numbers).
+    type LayerCase<'a> = (&'a [&'a str], Option<&'a str>, CapSpec, Option<&'a str>, bool, bool);
+
     #[test]
     fn the_caps_of_the_last_layer_that_gives_one_win() {
         let file = crate::profiles::ConfigFile::parse(
@@ -1285,9 +1288,7 @@ mod tests {
             Err(e) => Err(e.kind()),
         };
         let (pair, tail5) = (CapSpec::HeadTailChars(7, 9), CapSpec::TailLines(5));
-        // (command line, CAPOUT_OPTS, cap, pattern, keep, line numbers)
-        type Case<'a> = (&'a [&'a str], Option<&'a str>, CapSpec, Option<&'a str>, bool, bool);
-        let cases: [Case; 8] = [
+        let cases: [LayerCase; 8] = [
             (&[], None, pair, None, true, false),
             (&[], Some("--tail-lines 5"), tail5, None, true, false),
             (&["--profile", "p"], Some("--tail-lines 5"), CapSpec::MaxMatches(4), Some("x"), false, false),
