@@ -688,6 +688,9 @@ fn last_index(matches: &ArgMatches) -> usize {
         .unwrap_or(0)
 }
 
+/// The clap ids of the caps.
+const CAPS: [&str; 5] = ["tail_chars", "head_chars", "head_lines", "tail_lines", "max_matches"];
+
 /// The layer that the option `id` of `matches` came from: the index in
 /// `ends` of the first layer that ends at or after its position, or
 /// `ends.len()` for the command line; `None` when it was not given.
@@ -724,7 +727,6 @@ macro_rules! give_way {
 ///   `--kill-after`, `--stdout-only`) for a command (and `--kill-after`
 ///   for a `--timeout`).
 fn resolve(matches: &ArgMatches, ends: &[usize]) -> Result<Args, clap::Error> {
-    const CAPS: [&str; 5] = ["tail_chars", "head_chars", "head_lines", "tail_lines", "max_matches"];
     let mut args = Args::from_arg_matches(matches)?;
     let layer = |id: &str| layer_of(matches, ends, id);
     let default = |id: &str| layer(id).is_some_and(|l| l < ends.len());
@@ -789,7 +791,7 @@ fn show_config(
     }
     let built_in = "built-in";
     let given = |id: &str| lines_mention(matches, ends, args, id);
-    if !["tail_chars", "head_chars", "head_lines", "tail_lines", "max_matches"].iter().any(|id| given(id)) {
+    if !CAPS.iter().any(|id| given(id)) {
         line(&format!("--tail-chars {DEFAULT_TAIL_CHARS}"), built_in);
     }
     if let (Some(w), false) = (config.max_line, given("max_line_chars")) {
