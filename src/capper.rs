@@ -224,9 +224,14 @@ impl Capper {
     /// the save file made.
     pub(crate) fn with_config(config: &Config) -> Result<Capper, Error> {
         // An invalid pattern is a usage error: no file is made.
-        let matcher =
-            config.pattern.as_ref().map(|p| p.compile("--pattern")).transpose().map_err(Error::from)?;
-        let keep = config.keep.as_ref().map(crate::Keep::compile).transpose().map_err(Error::from)?;
+        let matcher = config
+            .pattern
+            .as_ref()
+            .map(|p| p.compile_with_case("--pattern", config.ignore_case))
+            .transpose()
+            .map_err(Error::from)?;
+        let keep =
+            config.keep.as_ref().map(|k| k.compile(config.ignore_case)).transpose().map_err(Error::from)?;
         let saver = config.save.as_ref().map(Saver::create).transpose().map_err(Error::Save)?;
         let renderer = Renderer::new(config.template.clone(), saver.as_ref().map(Saver::path));
         // With --json, the notices are fields of the object, and the middle

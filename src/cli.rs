@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::parser::ValueSource;
-use clap::{Arg, ArgAction, ArgMatches, CommandFactory, FromArgMatches, Parser, ValueEnum};
+use clap::{Arg, ArgAction, ArgMatches, CommandFactory, FromArgMatches, Parser, ValueEnum, ValueHint};
 use clap_complete::Shell;
 
 use capout::{
@@ -87,6 +87,10 @@ pub struct Args {
     #[arg(short = 'F', long)]
     fixed_strings: bool,
 
+    /// Match --pattern and --keep without regard to case
+    #[arg(short = 'i', long)]
+    ignore_case: bool,
+
     /// Keep W characters of each line, 0 for all [default: 2000 with --head-lines, --tail-lines and
     /// --max-matches; off with the char caps]
     #[arg(long, value_name = "W", allow_negative_numbers = true)]
@@ -144,12 +148,24 @@ pub struct Args {
     #[arg(long)]
     json: bool,
 
+    /// Read FILE instead of stdin
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    input: Option<PathBuf>,
+
+    /// Apply the options of profile NAME: read, grep, bash, or a [profile.NAME] of the config file
+    #[arg(long, value_name = "NAME")]
+    profile: Option<String>,
+
+    /// Print the options in force, each with where it came from, and exit
+    #[arg(long)]
+    show_config: bool,
+
     /// Also write the whole input, uncut, to FILE
-    #[arg(long, value_name = "FILE", overrides_with = "save_dir")]
+    #[arg(long, value_name = "FILE", overrides_with = "save_dir", value_hint = ValueHint::FilePath)]
     save: Option<PathBuf>,
 
     /// Also write the whole input to a new DIR/capout-XXXXXX.log, removed when nothing was cut
-    #[arg(long, value_name = "DIR", overrides_with = "save")]
+    #[arg(long, value_name = "DIR", overrides_with = "save", value_hint = ValueHint::DirPath)]
     save_dir: Option<PathBuf>,
 
     /// Show a live count of what was read on stderr while a cap holds its output back [default: auto]
@@ -178,12 +194,16 @@ pub struct Args {
     mcp: bool,
 
     /// With --mcp: the directory the tools work in, and that paths may not leave [default: .]
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
     root: Option<PathBuf>,
 
     /// The command to run and its arguments; everything from COMMAND on is its own
-    #[arg(value_name = "COMMAND", trailing_var_arg = true, num_args = 1..)]
+    #[arg(value_name = "COMMAND", trailing_var_arg = true, num_args = 1.., value_hint = ValueHint::CommandWithArguments)]
     command: Vec<OsString>,
+
+    /// The clap ids of the options that gave way in `resolve`.
+    #[arg(skip)]
+    gave_way: Vec<&'static str>,
 }
 
 /// A duration as given on the command line: its value, and its text with
@@ -277,6 +297,8 @@ pub enum Action {
     Run(Box<Config>),
     /// Print a completion script.
     Completions(Shell),
+    /// Print the options in force (`--show-config`): this text.
+    ShowConfig(String),
 }
 
 fn cap_value() -> clap::builder::RangedU64ValueParser<u64> {
@@ -300,9 +322,9 @@ impl Args {
     }
 
     /// The config, checking what clap cannot: how caps and options combine.
-    fn into_config(self) -> Result<Config, clap::Error> {
-        let cap = self.cap()?;
-        let command = self.command_spec()?;
+    /// Checks that each option goes with what it belongs to: its cap, a
+    /// pattern, `--render`, a command or none.
+    fn check_companions(&self, cap: CapSpec, runs: bool) -> Result<(), clap::Error> {
         let named = |name: &str| matches!((name, cap), ("--head-lines", CapSpec::HeadLines { .. }));
         if self.offset.is_some() && !named("--head-lines") {
             return Err(usage("--offset goes with --head-lines alone".into()));
@@ -338,6 +360,22 @@ impl Args {
                 tokenizer.name()
             )));
         }
+        if self.ignore_case && self.pattern.is_none() && self.keep.is_none() {
+            return Err(usage("--ignore-case goes with --pattern or --keep".into()));
+        }
+        if self.input.is_some() && runs {
+            return Err(usage(
+                "--input goes without a command: capout --input FILE, or capout -- COMMAND [ARG]...".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn into_config(self) -> Result<Config, clap::Error> {
+        let cap = self.cap()?;
+        let command = self.command_spec()?;
+        self.check_companions(cap, command.is_some())?;
+        let tokenizer = self.tokenizer.map_or(Tokenizer::Estimate, Tokenizer::from);
         let pattern = self.pattern.map(|text| Pattern { text, fixed: self.fixed_strings });
         if let Some(Err(e)) = pattern.as_ref().map(Pattern::check) {
             return Err(invalid("--pattern", &e.to_string()));
@@ -393,6 +431,8 @@ impl Args {
                 Some(When::Never) => false,
             },
             command,
+            ignore_case: self.ignore_case,
+            input: self.input,
             ..Config::default()
         })
     }
@@ -493,29 +533,61 @@ fn usage(message: String) -> clap::Error {
     command().error(ErrorKind::ArgumentConflict, message)
 }
 
-/// Parses the process's arguments and `CAPOUT_OPTS`; on a usage error,
-/// prints it and exits with status 2 (0 for `--help` and `--version`).
+/// Parses the process's arguments over the config file and `CAPOUT_OPTS`;
+/// on a usage error, prints it and exits with status 2 (0 for `--help`
+/// and `--version`).
 pub fn parse() -> Action {
     let opts = std::env::var_os("CAPOUT_OPTS");
     let opts = match opts.as_deref().map(|o| o.to_str().ok_or(o)) {
-        Some(Err(_)) => usage_in_capout_opts("it is not valid UTF-8").exit(),
+        Some(Err(_)) => usage_in(CAPOUT_OPTS, "it is not valid UTF-8").exit(),
         Some(Ok(opts)) => Some(opts),
         None => None,
     };
-    try_parse(std::env::args_os(), opts).unwrap_or_else(|e| e.exit())
+    let file = crate::profiles::ConfigFile::load().unwrap_or_else(|e| e.exit());
+    try_parse_with(std::env::args_os(), file.as_ref(), opts).unwrap_or_else(|e| e.exit())
 }
 
+/// What `CAPOUT_OPTS` is called in messages and by `--show-config`.
+const CAPOUT_OPTS: &str = "CAPOUT_OPTS";
+
 /// Parses `args` (the first is the program's name) over the default
-/// options `opts` (the value of `CAPOUT_OPTS`).
-///
-/// The words of `opts` go in front of the command line's and all are
-/// parsed at once, as ripgrep parses its config file: a later option
-/// overrides an earlier one, so every option works from `CAPOUT_OPTS` as
-/// it works on the command line. The defaults are also parsed alone, to
-/// check that they make sense on their own and to learn where they end:
-/// a cap on the command line replaces the caps of `CAPOUT_OPTS`, and a
-/// few defaults give way where they do not fit (see `resolve`).
+/// options `opts` (the value of `CAPOUT_OPTS`), without a config file.
+#[cfg(test)]
 pub fn try_parse<I, T>(args: I, opts: Option<&str>) -> Result<Action, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    try_parse_with(args, None, opts)
+}
+
+/// A layer of options (SPEC §10): where its words came from, and them.
+#[derive(Clone, Debug)]
+pub struct Layer {
+    /// Where it came from, as `--show-config` says it and errors name it:
+    /// `config file PATH`, `CAPOUT_OPTS`, `profile NAME`.
+    pub source: String,
+    /// Its options, as words of a command line.
+    pub words: Vec<OsString>,
+}
+
+/// Parses `args` (the first is the program's name) over the layers of
+/// defaults, later winning: the config file's `[defaults]`, `opts` (the
+/// value of `CAPOUT_OPTS`), and the profile that `--profile` names.
+///
+/// Each layer is turned into words, and the words of all go in front of
+/// the command line's and are parsed at once, as ripgrep parses its
+/// config file: a later option overrides an earlier one, so every option
+/// works in every layer as it works on the command line. Each layer is
+/// also parsed alone, to check that it makes sense on its own, and with
+/// those before it, to learn where it ends: a cap replaces the caps of
+/// earlier layers, and a few defaults give way where they do not fit (see
+/// `resolve`).
+pub fn try_parse_with<I, T>(
+    args: I,
+    file: Option<&crate::profiles::ConfigFile>,
+    opts: Option<&str>,
+) -> Result<Action, clap::Error>
 where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
@@ -524,27 +596,87 @@ where
     if args.is_empty() {
         args.push("capout".into());
     }
-    let Some(opts) = opts else {
-        return resolve(&parse_words(&args)?, 0)?.into_action();
-    };
-    let words = shlex::split(opts).ok_or_else(|| usage_in_capout_opts("unbalanced quotes"))?;
-    let defaults: Vec<OsString> =
-        std::iter::once(args[0].clone()).chain(words.into_iter().map(OsString::from)).collect();
-    let alone = match parse_words(&defaults) {
+    let program = args[0].clone();
+    let mut layers = Vec::new();
+    if let Some(defaults) = file.and_then(crate::profiles::ConfigFile::defaults) {
+        layers.push(defaults);
+    }
+    if let Some(opts) = opts {
+        let words = shlex::split(opts).ok_or_else(|| usage_in(CAPOUT_OPTS, "unbalanced quotes"))?;
+        layers.push(Layer {
+            source: CAPOUT_OPTS.into(),
+            words: words.into_iter().map(OsString::from).collect(),
+        });
+    }
+    for layer in &layers {
+        check_layer(&program, layer, &args, true)?;
+    }
+    // The profile: the last --profile of the command line or of a layer.
+    let before: Vec<OsString> = std::iter::once(program.clone())
+        .chain(layers.iter().flat_map(|l| l.words.iter().cloned()))
+        .chain(args.iter().skip(1).cloned())
+        .collect();
+    if let Some(name) = parse_words(&before)?.get_one::<String>("profile") {
+        let profile = crate::profiles::layer(file, name)
+            .ok_or_else(|| usage(format!("no such profile: {name} ({})", crate::profiles::known(file))))?;
+        check_layer(&program, &profile, &args, false)?;
+        layers.push(profile);
+    }
+    let mut ends = Vec::with_capacity(layers.len());
+    let mut all = vec![program];
+    for layer in &layers {
+        all.extend(layer.words.iter().cloned());
+        ends.push(last_index(&parse_words(&all)?));
+    }
+    all.extend(args.into_iter().skip(1));
+    let matches = parse_words(&all)?;
+    let args = resolve(&matches, &ends)?;
+    if args.show_config {
+        let text = show_config(&matches, &ends, &layers, &args)?;
+        return Ok(Action::ShowConfig(text));
+    }
+    args.into_action()
+}
+
+/// Checks that `layer` makes sense alone and holds only options that can
+/// be defaults (`--profile` too where `may_name_a_profile`). The command
+/// line's own mistakes are reported first, as they would be without it.
+fn check_layer(
+    program: &OsString,
+    layer: &Layer,
+    args: &[OsString],
+    may_name_a_profile: bool,
+) -> Result<(), clap::Error> {
+    let words: Vec<OsString> = std::iter::once(program.clone()).chain(layer.words.iter().cloned()).collect();
+    let alone = match parse_words(&words) {
         Ok(alone) => alone,
         Err(e) => {
-            // The command line's own mistakes are reported first, as
-            // they would be without CAPOUT_OPTS.
-            parse_words(&args)?;
-            return Err(from_capout_opts(&e));
+            parse_words(args)?;
+            return Err(from_layer(&layer.source, &e));
         }
     };
-    check_defaults(&alone, &defaults[1..])?;
-    let end = last_index(&alone);
-    let all: Vec<OsString> = defaults.into_iter().chain(args.into_iter().skip(1)).collect();
-    let matches = parse_words(&all)?;
-    resolve(&alone, usize::MAX).and_then(Args::into_config).map_err(|e| from_capout_opts(&e))?;
-    resolve(&matches, end)?.into_action()
+    let given = |id: &str| alone.value_source(id) == Some(ValueSource::CommandLine);
+    let source = layer.source.as_str();
+    if given("mcp") || given("root") {
+        return Err(usage_in(source, "--mcp and --root are not defaults"));
+    }
+    for (id, name) in
+        [("completions", "--completions"), ("show_config", "--show-config"), ("input", "--input")]
+    {
+        if given(id) {
+            return Err(usage_in(source, &format!("{name} is not a default")));
+        }
+    }
+    if given("profile") && !may_name_a_profile {
+        return Err(usage_in(source, "a profile cannot name another profile"));
+    }
+    // A `--` taken as a value was refused by parse_words: this one would
+    // make the command line's options a command.
+    if given("command") || layer.words.iter().any(|word| word == "--") {
+        return Err(usage_in(source, "a command is not a default"));
+    }
+    resolve(&alone, &[usize::MAX]).and_then(Args::into_config).map_err(|e| from_layer(source, &e))?;
+    Ok(())
 }
 
 /// Parses `words`, the program's name first, with [`command`].
@@ -622,24 +754,6 @@ fn true_tip(mut e: clap::Error) -> clap::Error {
     e
 }
 
-/// Checks what the parse of `CAPOUT_OPTS` alone cannot: it holds only
-/// options that can be defaults.
-fn check_defaults(alone: &ArgMatches, words: &[OsString]) -> Result<(), clap::Error> {
-    let given = |id: &str| alone.value_source(id) == Some(ValueSource::CommandLine);
-    if given("mcp") || given("root") {
-        return Err(usage_in_capout_opts("--mcp and --root are not defaults"));
-    }
-    if given("completions") {
-        return Err(usage_in_capout_opts("--completions is not a default"));
-    }
-    // A `--` taken as a value was refused by parse_words: this one would
-    // make the command line's options a command.
-    if given("command") || words.iter().any(|word| word == "--") {
-        return Err(usage_in_capout_opts("a command is not a default"));
-    }
-    Ok(())
-}
-
 /// The last position clap gave to a word of `matches`: the words of a
 /// longer parse that begins with the same words and has positions past
 /// this one come after them.
@@ -653,44 +767,63 @@ fn last_index(matches: &ArgMatches) -> usize {
         .unwrap_or(0)
 }
 
-/// Resets each named field of `$args` for which `$default` holds, i.e.
-/// whose value came from `CAPOUT_OPTS`. The field's name is its clap id.
+/// The clap ids of the caps.
+const CAPS: [&str; 7] =
+    ["tail_chars", "head_chars", "head_lines", "tail_lines", "max_matches", "tail_tokens", "head_tokens"];
+
+/// The layer that the option `id` of `matches` came from: the index in
+/// `ends` of the first layer that ends at or after its position, or
+/// `ends.len()` for the command line; `None` when it was not given.
+fn layer_of(matches: &ArgMatches, ends: &[usize], id: &str) -> Option<usize> {
+    if matches.value_source(id) != Some(ValueSource::CommandLine) {
+        return None;
+    }
+    let index = matches.index_of(id)?;
+    Some(ends.iter().position(|&end| index <= end).unwrap_or(ends.len()))
+}
+
+/// Resets each named field of `$args` for which `$default` holds, and
+/// notes that it gave way. The field's name is its clap id.
 macro_rules! give_way {
     ($args:ident, $default:ident, $($field:ident),+) => {
         $(if $default(stringify!($field)) {
             $args.$field = Default::default();
+            $args.gave_way.push(stringify!($field));
         })+
     };
 }
 
 /// The options that `matches` holds, where the values at positions up to
-/// `end` came from `CAPOUT_OPTS`. Each option has its last value; only
-/// these defaults give way, so that `CAPOUT_OPTS` never breaks a command
-/// line:
-/// - a cap on the command line replaces the caps of `CAPOUT_OPTS` with the
-///   options that belong to them (`--offset`, `--pattern`,
-///   `--fixed-strings`; `--keep` and `--keep-max` when it is
-///   `--max-matches`, which they do not go with);
-/// - `-N` waits for a line cap, a `--render` size for `--render`, and the
-///   options of a command (`--timeout`,
+/// `ends[i]` came from layer `i` of the defaults (the config file's
+/// `[defaults]`, `CAPOUT_OPTS`, the profile) and the rest from the command
+/// line. Each option has its last value; only these defaults give way, so
+/// that a layer never breaks a later one:
+/// - the caps of the last layer that gives a cap win: the caps of earlier
+///   layers give way with the options that belong to them (`--offset`,
+///   `--pattern`, `--fixed-strings`), and a default `--keep` and
+///   `--keep-max` give way to `--max-matches`, which they do not go with;
+/// - `-N` waits for a line cap, `-i` for a pattern, a `--render` size for
+///   `--render`, and the options of a command (`--timeout`,
 ///   `--kill-after`, `--stdout-only`) for a command (and `--kill-after`
 ///   for a `--timeout`).
-fn resolve(matches: &ArgMatches, end: usize) -> Result<Args, clap::Error> {
-    const CAPS: [&str; 7] =
-        ["tail_chars", "head_chars", "head_lines", "tail_lines", "max_matches", "tail_tokens", "head_tokens"];
+fn resolve(matches: &ArgMatches, ends: &[usize]) -> Result<Args, clap::Error> {
     let mut args = Args::from_arg_matches(matches)?;
-    let given = |id: &str| matches.value_source(id) == Some(ValueSource::CommandLine);
-    let default = |id: &str| given(id) && matches.index_of(id).is_some_and(|i| i <= end);
-    if CAPS.iter().any(|id| given(id) && !default(id)) {
-        give_way!(args, default, tail_chars, head_chars, head_lines, tail_lines, max_matches);
-        give_way!(args, default, tail_tokens, head_tokens);
-        give_way!(args, default, offset, pattern, fixed_strings);
-        if args.max_matches.is_some() {
-            give_way!(args, default, keep, keep_max);
-        }
+    let layer = |id: &str| layer_of(matches, ends, id);
+    let default = |id: &str| layer(id).is_some_and(|l| l < ends.len());
+    if let Some(last) = CAPS.iter().filter_map(|id| layer(id)).max() {
+        let earlier = |id: &str| layer(id).is_some_and(|l| l < last);
+        give_way!(args, earlier, tail_chars, head_chars, head_lines, tail_lines, max_matches);
+        give_way!(args, earlier, tail_tokens, head_tokens);
+        give_way!(args, earlier, offset, pattern, fixed_strings);
+    }
+    if args.max_matches.is_some() {
+        give_way!(args, default, keep, keep_max);
     }
     if !args.cap().is_ok_and(CapSpec::is_line_cap) {
         give_way!(args, default, line_numbers);
+    }
+    if args.pattern.is_none() && args.keep.is_none() {
+        give_way!(args, default, ignore_case);
     }
     if args.command.is_empty() {
         give_way!(args, default, timeout, kill_after, stdout_only);
@@ -723,21 +856,93 @@ pub fn mcp_requested(args: impl IntoIterator<Item = OsString>) -> Option<PathBuf
     mcp.then(|| root.unwrap_or_else(|| PathBuf::from(".")))
 }
 
-fn usage_in_capout_opts(message: &str) -> clap::Error {
-    command().error(ErrorKind::ArgumentConflict, format!("in CAPOUT_OPTS: {message}"))
+/// The text of `--show-config`: one line for each option in force, the
+/// option as it would be written on a command line, a tab, and where it
+/// came from: `built-in`, `config file PATH`, `CAPOUT_OPTS`,
+/// `profile NAME` or `command line`. The options come in the order of
+/// `capout --help`; a switch turned off by a `--no-` form shows as that.
+fn show_config(
+    matches: &ArgMatches,
+    ends: &[usize],
+    layers: &[Layer],
+    args: &Args,
+) -> Result<String, clap::Error> {
+    let config = args.clone().into_config()?;
+    let mut lines = Vec::new();
+    let mut line = |words: &str, source: &str| lines.push(format!("{words}\t{source}"));
+    let cmd = command();
+    for arg in cmd.get_arguments() {
+        let id = arg.get_id().as_str();
+        let skipped = ["command", "show_config", "help", "version"].contains(&id);
+        let Some(layer) = layer_of(matches, ends, id).filter(|_| !skipped && !args.gave_way.contains(&id))
+        else {
+            continue;
+        };
+        let source = layers.get(layer).map_or("command line", |l| l.source.as_str());
+        let long = format!("--{}", arg.get_long().unwrap_or(id));
+        match matches.get_raw(id).and_then(Iterator::last) {
+            Some(value) if arg.get_action().takes_values() => {
+                let value = value.to_string_lossy();
+                line(&format!("{long} {}", shlex::try_quote(&value).unwrap_or(value.clone())), source);
+            }
+            _ => line(&long, source),
+        }
+    }
+    let built_in = "built-in";
+    let given = |id: &str| lines_mention(matches, ends, args, id);
+    if !CAPS.iter().any(|id| given(id)) {
+        line(&format!("--tail-chars {DEFAULT_TAIL_CHARS}"), built_in);
+    }
+    if let (Some(w), false) = (config.max_line, given("max_line_chars")) {
+        line(&format!("--max-line-chars {w}"), built_in);
+    }
+    if let (Some(keep), false) = (&config.keep, given("keep_max")) {
+        line(&format!("--keep-max {}", keep.max), built_in);
+    }
+    if let Some((width, height)) = config.render {
+        if !given("render_width") {
+            line(&format!("--render-width {width}"), built_in);
+        }
+        if !given("render_height") {
+            line(&format!("--render-height {height}"), built_in);
+        }
+    }
+    if config.command.as_ref().and_then(|c| c.timeout.as_ref()).is_some() && !given("kill_after") {
+        line(&format!("--kill-after {}s", DEFAULT_KILL_AFTER.as_secs()), built_in);
+    }
+    if !given("notice") {
+        line("--notice stdout", built_in);
+    }
+    if !given("progress") {
+        line("--progress auto", built_in);
+    }
+    let mut text = lines.join("\n");
+    text.push('\n');
+    Ok(text)
+}
+
+/// Whether the option `id` is in force from some layer or the command line.
+fn lines_mention(matches: &ArgMatches, ends: &[usize], args: &Args, id: &str) -> bool {
+    layer_of(matches, ends, id).is_some() && !args.gave_way.contains(&id)
+}
+
+fn usage_in(source: &str, message: &str) -> clap::Error {
+    command().error(ErrorKind::ArgumentConflict, format!("in {source}: {message}"))
 }
 
 /// The clap command, for parsing, `--completions` and the tests: the
 /// options of [`Args`], and for each switch `--NAME` a hidden `--no-NAME`
-/// that turns it off. The later of the two wins.
+/// that turns it off. The later of the two wins. Each option's value has a
+/// hint for completions: a file, a folder, or `Other` (nothing to
+/// complete).
 pub fn command() -> clap::Command {
     let cmd = Args::command();
     // Overrides work both ways: `--json` also clears a `--no-json` before it.
     let negations: Vec<Arg> = cmd
         .get_arguments()
         .filter(|arg| matches!(arg.get_action(), ArgAction::SetTrue))
-        // A mode, not an option to turn off.
-        .filter(|arg| arg.get_id() != "mcp")
+        // Modes, not options to turn off.
+        .filter(|arg| arg.get_id() != "mcp" && arg.get_id() != "show_config")
         .filter_map(|arg| {
             let long = arg.get_long()?;
             let no = format!("no-{long}");
@@ -751,18 +956,30 @@ pub fn command() -> clap::Command {
             )
         })
         .collect();
+    // A value that is not a path (a number, a pattern, a name) completes
+    // to nothing rather than to file names.
+    let cmd = cmd.mut_args(|arg| {
+        if arg.get_action().takes_values()
+            && arg.get_long().is_some()
+            && arg.get_value_hint() == ValueHint::Unknown
+        {
+            arg.value_hint(ValueHint::Other)
+        } else {
+            arg
+        }
+    });
     cmd.args(negations)
 }
 
-/// Says that a usage error came from `CAPOUT_OPTS`.
-fn from_capout_opts(e: &clap::Error) -> clap::Error {
+/// Says that a usage error came from the layer `source`.
+fn from_layer(source: &str, e: &clap::Error) -> clap::Error {
     if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
-        return usage_in_capout_opts("--help and --version are not defaults");
+        return usage_in(source, "--help and --version are not defaults");
     }
     let text = e.render().to_string();
     let first = text.lines().next().unwrap_or_default();
     let message = first.strip_prefix("error: ").unwrap_or(first);
-    command().error(e.kind(), format!("in CAPOUT_OPTS: {message}"))
+    command().error(e.kind(), format!("in {source}: {message}"))
 }
 
 #[cfg(test)]
@@ -772,7 +989,7 @@ mod tests {
     fn config(args: &[&str], opts: Option<&str>) -> Result<Config, ErrorKind> {
         match try_parse(std::iter::once("capout").chain(args.iter().copied()), opts) {
             Ok(Action::Run(config)) => Ok(*config),
-            Ok(Action::Completions(_)) => panic!("not a run"),
+            Ok(Action::Completions(_) | Action::ShowConfig(_)) => panic!("not a run"),
             Err(e) => Err(e.kind()),
         }
     }
@@ -946,7 +1163,7 @@ mod tests {
         match id {
             "offset" | "line_numbers" => &["-n", "5"],
             "pattern" => &["-m", "5"],
-            "fixed_strings" => &["-m", "5", "-e", "x"],
+            "fixed_strings" | "ignore_case" => &["-m", "5", "-e", "x"],
             "keep_max" => &["--keep", "x"],
             "kill_after" => &["--timeout", "1"],
             "render_width" | "render_height" => &["--render"],
@@ -972,6 +1189,7 @@ mod tests {
             Some("DURATION") => "9s",
             Some("FILE") => "saved.log",
             Some("DIR") => "logs",
+            Some("NAME") => "read",
             Some(other) => panic!("no sample value for {other}: add one"),
         };
         vec![sample.to_owned()]
@@ -988,7 +1206,11 @@ mod tests {
             .get_arguments()
             .filter(|arg| arg.get_long().is_some_and(|long| !long.starts_with("no-")))
             .filter(|arg| !matches!(arg.get_action(), ArgAction::Help | ArgAction::Version))
-            .filter(|arg| !["completions", "mcp", "root"].contains(&arg.get_id().as_str()))
+            // Not defaults: they make capout do something else, or name
+            // what it reads.
+            .filter(|arg| {
+                !["completions", "mcp", "root", "show_config", "input"].contains(&arg.get_id().as_str())
+            })
             // Without the exact tokenizers, --tokenizer has one value, the
             // default: `a_build_without_exact_tokenizers_says_so` checks it.
             .filter(|arg| cfg!(feature = "exact-tokens") || arg.get_id() != "tokenizer")
@@ -1206,5 +1428,61 @@ mod tests {
         // A default --keep-max goes with a --keep of the command line.
         let c = config(&["--keep", "e"], Some("--keep-max 2 --keep f")).unwrap();
         assert_eq!(c.keep, Some(Keep { pattern: "e".into(), max: 2 }));
+    }
+
+    /// (command line, `CAPOUT_OPTS`, cap, pattern, keep, line numbers).
+    type LayerCase<'a> = (&'a [&'a str], Option<&'a str>, CapSpec, Option<&'a str>, bool, bool);
+
+    #[test]
+    fn the_caps_of_the_last_layer_that_gives_one_win() {
+        let file = crate::profiles::ConfigFile::parse(
+            std::path::Path::new("c.toml"),
+            "[defaults]\nhead-chars = 7\ntail-chars = 9\nkeep = \"e\"\n\
+             [profile.p]\nmax-matches = 4\npattern = \"x\"\n[profile.n]\nline-numbers = true\n",
+        )
+        .unwrap();
+        let cap = |args: &[&str], opts| match try_parse_with(
+            std::iter::once("capout").chain(args.iter().copied()),
+            Some(&file),
+            opts,
+        ) {
+            Ok(Action::Run(c)) => Ok((c.cap, c.pattern.map(|p| p.text), c.keep.is_some(), c.line_numbers)),
+            Ok(_) => panic!("not a run"),
+            Err(e) => Err(e.kind()),
+        };
+        let (pair, tail5) = (CapSpec::HeadTailChars(7, 9), CapSpec::TailLines(5));
+        let cases: [LayerCase; 8] = [
+            (&[], None, pair, None, true, false),
+            (&[], Some("--tail-lines 5"), tail5, None, true, false),
+            (&["--profile", "p"], Some("--tail-lines 5"), CapSpec::MaxMatches(4), Some("x"), false, false),
+            (&["-e", "y"], Some("--profile p"), CapSpec::MaxMatches(4), Some("y"), false, false),
+            (
+                &["--profile", "p", "-n", "2"],
+                None,
+                CapSpec::HeadLines { limit: 2, offset: 0 },
+                None,
+                true,
+                false,
+            ),
+            // A profile without a cap leaves the caps of earlier layers.
+            (&["--profile", "n"], Some("--tail-lines 5"), tail5, None, true, true),
+            (&["--profile", "n"], None, pair, None, true, false),
+            (&["--profile", "n", "-c", "3"], Some("-m 1"), CapSpec::TailChars(3), None, true, false),
+        ];
+        for (args, opts, want, pattern, keep, numbers) in cases {
+            assert_eq!(
+                cap(args, opts),
+                Ok((want, pattern.map(String::from), keep, numbers)),
+                "{args:?} {opts:?}"
+            );
+        }
+        assert_eq!(cap(&["--profile", "q"], None), Err(ErrorKind::ArgumentConflict));
+        // A default --keep gives way to a profile's --max-matches; on the
+        // command line, it is a mistake.
+        assert_eq!(
+            cap(&[], Some("--profile p --keep e")),
+            Ok((CapSpec::MaxMatches(4), Some("x".into()), false, false))
+        );
+        assert_eq!(cap(&["--profile", "p", "--keep", "e"], None), Err(ErrorKind::ArgumentConflict));
     }
 }

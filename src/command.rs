@@ -630,6 +630,11 @@ fn spawn_error(program: &OsStr, e: &io::Error) -> Error {
     let not_found = e.kind() == io::ErrorKind::NotFound;
     let reason = match e.kind() {
         io::ErrorKind::NotFound if has_slash => "no such file or directory".to_owned(),
+        // `capout dmesg.txt` meant to read the file, most likely.
+        io::ErrorKind::NotFound if Path::new(program).is_file() => format!(
+            "command not found (to read the file: capout --input {})",
+            shlex::try_quote(&program.to_string_lossy()).unwrap_or_default()
+        ),
         io::ErrorKind::NotFound => "command not found".to_owned(),
         io::ErrorKind::PermissionDenied if Path::new(program).is_dir() => "is a directory".to_owned(),
         io::ErrorKind::PermissionDenied => "permission denied".to_owned(),

@@ -263,7 +263,11 @@ impl Pattern {
     }
 
     fn compile(&self, option: &'static str) -> Result<Matcher, PatternError> {
-        Matcher::new(&self.text, self.fixed).map_err(|source| PatternError {
+        self.compile_with_case(option, false)
+    }
+
+    fn compile_with_case(&self, option: &'static str, ignore_case: bool) -> Result<Matcher, PatternError> {
+        Matcher::with_case(&self.text, self.fixed, ignore_case).map_err(|source| PatternError {
             option,
             pattern: self.text.clone(),
             source: Box::new(source),
@@ -272,8 +276,8 @@ impl Pattern {
 }
 
 impl Keep {
-    fn compile(&self) -> Result<Matcher, PatternError> {
-        Pattern::regex(self.pattern.clone()).compile("--keep")
+    fn compile(&self, ignore_case: bool) -> Result<Matcher, PatternError> {
+        Pattern::regex(self.pattern.clone()).compile_with_case("--keep", ignore_case)
     }
 }
 
@@ -323,6 +327,8 @@ pub struct Config {
     pub render: Option<(u16, u16)>,
     /// Rescue cut lines that match.
     pub keep: Option<Keep>,
+    /// `--ignore-case`: `pattern` and `keep` match without regard to case.
+    pub ignore_case: bool,
     /// Where notices go.
     pub notice: NoticeTarget,
     /// `--notice-format`.
@@ -341,6 +347,10 @@ pub struct Config {
     /// input; [`run`] reads the input it is given, and leaves this to the
     /// binary.
     pub command: Option<CommandSpec>,
+    /// `--input FILE`: the file that the `capout` binary reads instead of
+    /// stdin; [`run`] reads the input it is given, and leaves this to the
+    /// binary.
+    pub input: Option<std::path::PathBuf>,
 }
 
 /// A command to run, and the options that go with one.
@@ -381,6 +391,7 @@ impl Default for Config {
             collapse_cr: false,
             render: None,
             keep: None,
+            ignore_case: false,
             notice: NoticeTarget::Stdout,
             template: None,
             json: false,
@@ -389,6 +400,7 @@ impl Default for Config {
             read_size: READ_SIZE,
             limits: Limits::default(),
             command: None,
+            input: None,
         }
     }
 }
@@ -552,6 +564,8 @@ pub struct Options {
     pub render: Option<(u16, u16)>,
     /// Rescue cut lines that match.
     pub keep: Option<Keep>,
+    /// `--ignore-case`: `pattern` and `keep` match without regard to case.
+    pub ignore_case: bool,
     /// Where notices go.
     pub notice: NoticeTarget,
     /// The wording of the cap's notice (`--notice-format`).
@@ -574,6 +588,7 @@ impl Default for Options {
             collapse_cr: false,
             render: None,
             keep: None,
+            ignore_case: false,
             notice: NoticeTarget::Stdout,
             template: None,
             save: None,
@@ -606,6 +621,7 @@ impl From<Options> for Config {
             collapse_cr: o.collapse_cr,
             render: o.render,
             keep: o.keep,
+            ignore_case: o.ignore_case,
             notice: o.notice,
             template: o.template,
             save: o.save,

@@ -9,6 +9,7 @@ use std::sync::atomic::AtomicBool;
 
 mod cli;
 mod command;
+mod completions;
 #[cfg(feature = "mcp")]
 mod mcp;
 mod pipe;
@@ -42,7 +43,15 @@ fn main() -> ExitCode {
     let config = match cli::parse() {
         Action::Run(config) => *config,
         Action::Completions(shell) => {
-            clap_complete::generate(shell, &mut cli::command(), "capout", &mut io::stdout());
+            if shell == clap_complete::Shell::Bash {
+                let _ = io::stdout().write_all(completions::bash(&cli::command()).as_bytes());
+            } else {
+                clap_complete::generate(shell, &mut cli::command(), "capout", &mut io::stdout());
+            }
+            return ExitCode::SUCCESS;
+        }
+        Action::ShowConfig(text) => {
+            let _ = io::stdout().write_all(text.as_bytes());
             return ExitCode::SUCCESS;
         }
     };
@@ -67,9 +76,16 @@ fn main() -> ExitCode {
     }
     // Read fd 0 as a plain file: std's Stdin takes EBADF (a stdin open
     // only for writing) for an empty input, and adds a buffer of its own.
-    let ran = match io::stdin().as_fd().try_clone_to_owned() {
-        Ok(fd) => {
-            let mut stdin = File::from(fd);
+    // A --input FILE that cannot be opened is told as the input's first
+    // read error, before anything is written, so that --json still prints
+    // its object.
+    let input = match &config.input {
+        Some(path) => File::open(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot open {}: {e}", path.display()))),
+        None => io::stdin().as_fd().try_clone_to_owned().map(File::from),
+    };
+    let ran = match input {
+        Ok(mut stdin) => {
             // A file that cannot seek is read from where it is.
             let _ = seek::skip_to_tail(&mut stdin, &config);
             pipe::enlarge(&stdin);

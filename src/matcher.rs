@@ -27,10 +27,25 @@ impl Matcher {
     /// A matcher for `pattern`, a literal when `fixed` is set. The error
     /// says why the pattern is not valid.
     pub fn new(pattern: &str, fixed: bool) -> Result<Matcher, regex::Error> {
-        if fixed {
+        Matcher::with_case(pattern, fixed, false)
+    }
+
+    /// As [`Matcher::new`]; with `ignore_case` (`--ignore-case`), letters
+    /// match without regard to case (Unicode simple case folding), a
+    /// literal as well as a regex.
+    pub fn with_case(pattern: &str, fixed: bool, ignore_case: bool) -> Result<Matcher, regex::Error> {
+        if fixed && !ignore_case {
             return Ok(Matcher::Literal(Box::new(Finder::new(pattern.as_bytes()).into_owned())));
         }
+        let escaped;
+        let pattern = if fixed {
+            escaped = regex::escape(pattern);
+            &escaped
+        } else {
+            pattern
+        };
         RegexBuilder::new(pattern)
+            .case_insensitive(ignore_case)
             // The lazy DFA's cache is the regex's largest allocation; a
             // smaller one keeps any pattern inside the memory bound, and
             // lines of a few hundred bytes rarely need more.

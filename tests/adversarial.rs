@@ -11,6 +11,9 @@ use std::process::{Child, Command, Stdio};
 #[path = "../src/cli.rs"]
 #[allow(dead_code)]
 mod cli;
+#[path = "../src/profiles.rs"]
+#[allow(dead_code)]
+mod profiles;
 use cli::Action;
 use common::model::model;
 
@@ -18,6 +21,7 @@ fn spawn(args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_capout"))
         .args(args)
         .env_remove("CAPOUT_OPTS")
+        .env("CAPOUT_CONFIG", "")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -4,7 +4,7 @@ use assert_cmd::Command;
 
 fn capout() -> Command {
     let mut cmd = Command::cargo_bin("capout").expect("the binary is built");
-    cmd.env_remove("CAPOUT_OPTS");
+    cmd.env_remove("CAPOUT_OPTS").env("CAPOUT_CONFIG", "");
     cmd
 }
 
@@ -382,7 +382,7 @@ fn help() -> String {
 }
 
 /// The switches that `--help` lists: its options that take no value, but
-/// for --help, --version and --mcp (a mode of its own).
+/// for --help, --version, --mcp and --show-config (modes of their own).
 fn switches() -> Vec<String> {
     let help = help();
     let mut switches: Vec<String> = help
@@ -391,7 +391,7 @@ fn switches() -> Vec<String> {
         .filter_map(|line| line.trim_start().split_once("  ").map(|(spec, _)| spec))
         .filter(|spec| spec.starts_with('-') && !spec.contains('<'))
         .filter_map(|spec| spec.rsplit(", ").next()?.strip_prefix("--"))
-        .filter(|name| !["help", "version", "mcp"].contains(name))
+        .filter(|name| !["help", "version", "mcp", "show-config"].contains(name))
         .map(str::to_owned)
         .collect();
     switches.sort();
@@ -406,6 +406,7 @@ const SWITCHES: &[Switch] = &[
     ("bytes", "-c 1", &[], "\u{e9}".as_bytes(), "\u{e9}".as_bytes()),
     ("collapse-cr", "", &[], b"a\rb\n", b"a\rb\n"),
     ("fixed-strings", "-m 5 -e a.b", &[], b"axb\n", b"axb\n"),
+    ("ignore-case", "-m 5 -e A", &[], b"a\n", b"No matches found.\n"),
     ("json", "", &[], b"x\n", b"x\n"),
     ("line-numbers", "-n 5", &[], b"a\n", b"a\n"),
     ("render", "", &[], b"ab\x1b[1Gc\n", b"ab\x1b[1Gc\n"),

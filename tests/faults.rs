@@ -23,7 +23,7 @@ const PAST_AN_UPDATE: Duration = Duration::from_millis(300);
 
 fn capout(args: &[&str]) -> Command {
     let mut cmd = Command::new(CAPOUT);
-    cmd.args(args).env_remove("CAPOUT_OPTS");
+    cmd.args(args).env_remove("CAPOUT_OPTS").env("CAPOUT_CONFIG", "");
     cmd
 }
 
@@ -129,6 +129,7 @@ fn under_a_file_size_limit(dir: &Path, args: &[&str]) -> Command {
     cmd.args(["-c", "ulimit -f 100 && exec \"$0\" \"$@\"", CAPOUT])
         .args(args)
         .env_remove("CAPOUT_OPTS")
+        .env("CAPOUT_CONFIG", "")
         .current_dir(dir);
     cmd
 }

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 fn capout() -> Command {
     let mut cmd = Command::cargo_bin("capout").expect("the binary is built");
-    cmd.env_remove("CAPOUT_OPTS");
+    cmd.env_remove("CAPOUT_OPTS").env("CAPOUT_CONFIG", "");
     cmd
 }
 
@@ -249,6 +249,7 @@ fn progress_always_shows_a_live_count_and_erases_it() {
     let mut child = StdCommand::new(env!("CARGO_BIN_EXE_capout"))
         .args(["--progress", "always", "-c", "3"])
         .env_remove("CAPOUT_OPTS")
+        .env("CAPOUT_CONFIG", "")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

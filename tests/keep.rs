@@ -6,6 +6,7 @@ fn capout(args: &[&str], input: &[u8]) -> String {
         .expect("the binary is built")
         .args(args)
         .env_remove("CAPOUT_OPTS")
+        .env("CAPOUT_CONFIG", "")
         .write_stdin(input.to_vec())
         .output()
         .expect("capout runs");

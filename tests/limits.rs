@@ -25,6 +25,7 @@ fn capout_on_pipe(args: &[&str], input: &[u8], size: usize) -> Vec<u8> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_capout"))
         .args(args)
         .env_remove("CAPOUT_OPTS")
+        .env("CAPOUT_CONFIG", "")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -49,6 +50,7 @@ fn capout_on_file(args: &[&str], input: &[u8]) -> Vec<u8> {
     let out = Command::new(env!("CARGO_BIN_EXE_capout"))
         .args(args)
         .env_remove("CAPOUT_OPTS")
+        .env("CAPOUT_CONFIG", "")
         .stdin(std::fs::File::open(&path).expect("opened"))
         .output()
         .expect("capout runs");

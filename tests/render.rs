@@ -88,6 +88,7 @@ fn binary((width, height): (usize, usize), input: &[u8]) -> Vec<u8> {
     let out = assert_cmd::Command::cargo_bin("capout")
         .expect("the binary is built")
         .env_remove("CAPOUT_OPTS")
+        .env("CAPOUT_CONFIG", "")
         .args(["--render", "--notice", "none", "-c", "1000000"])
         .args(["--render-width", &width.to_string(), "--render-height", &height.to_string()])
         .write_stdin(input)

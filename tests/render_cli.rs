@@ -15,7 +15,7 @@ use common::Chunked;
 
 fn capout() -> Command {
     let mut cmd = Command::cargo_bin("capout").expect("the binary is built");
-    cmd.env_remove("CAPOUT_OPTS");
+    cmd.env_remove("CAPOUT_OPTS").env("CAPOUT_CONFIG", "");
     cmd
 }
 

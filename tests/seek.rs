@@ -13,6 +13,7 @@ fn capout_on_file(args: &[&str], file: std::fs::File) -> Vec<u8> {
     let out = Command::new(env!("CARGO_BIN_EXE_capout"))
         .args(args)
         .env_remove("CAPOUT_OPTS")
+        .env("CAPOUT_CONFIG", "")
         .stdin(file)
         .output()
         .expect("capout runs");
@@ -25,6 +26,7 @@ fn capout_on_pipe(args: &[&str], input: &[u8]) -> Vec<u8> {
         .expect("the binary is built")
         .args(args)
         .env_remove("CAPOUT_OPTS")
+        .env("CAPOUT_CONFIG", "")
         .write_stdin(input.to_vec())
         .output()
         .expect("capout runs")
