@@ -645,7 +645,7 @@ fn spawn_error(program: &OsStr, e: &io::Error) -> Error {
 
 /// The system's message for an error, as a shell shows it: `exec format
 /// error`, without Rust's `(os error 8)`.
-fn plain_reason(e: &io::Error) -> String {
+pub fn plain_reason(e: &io::Error) -> String {
     let text = e.to_string();
     let text = text.split(" (os error").next().unwrap_or(&text);
     let mut chars = text.chars();

@@ -1,7 +1,6 @@
 //! Paths of tool calls, resolved against the server's root: a path that
 //! leaves it, through `..` or through a symlink, is refused.
 
-use std::io;
 use std::path::{Component, Path, PathBuf};
 
 /// Where the tools may look: the root, and the folder the server saves
@@ -64,12 +63,7 @@ fn lexical(path: &Path) -> PathBuf {
 }
 
 /// The system's reason, as a shell words it: `no such file or directory`.
-pub fn reason(e: &io::Error) -> String {
-    let text = e.to_string();
-    let text = text.split(" (os error").next().unwrap_or(&text);
-    let mut chars = text.chars();
-    chars.next().map(|first| first.to_lowercase().chain(chars).collect()).unwrap_or_default()
-}
+pub use crate::command::plain_reason as reason;
 
 #[cfg(test)]
 mod tests {
