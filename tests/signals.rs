@@ -88,6 +88,15 @@ fn an_interrupted_json_run_is_one_complete_object() {
     assert_eq!(died_of, Some(15));
 }
 
+/// Whether process `pid` is in a `write(2)` to its stdout, as Linux's
+/// `/proc/PID/syscall` tells: the call's number (1 on `x86_64`), then fd 1.
+fn writing_to_stdout(pid: u32) -> bool {
+    let call = std::fs::read_to_string(format!("/proc/{pid}/syscall")).unwrap_or_default();
+    let mut words = call.split_whitespace();
+    let write = if cfg!(target_arch = "x86_64") { "1" } else { "64" };
+    words.next() == Some(write) && words.next() == Some("0x1")
+}
+
 /// Whether `signal` is pending for process `pid`, as Linux tells.
 fn pending(pid: u32, signal: Signal) -> bool {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
@@ -110,9 +119,13 @@ fn a_second_signal_ends_a_filter_blocked_on_its_output_at_once() {
         let line = [b'x'; 1023];
         while stdin.write_all(&line).and_then(|()| stdin.write_all(b"\n")).is_ok() {}
     });
-    let mut stdout = child.stdout.take().unwrap();
-    let mut first = [0; 1];
-    stdout.read_exact(&mut first).unwrap();
+    let stdout = child.stdout.take().unwrap();
+    // Only once capout is blocked in a write to its stdout.
+    let start = Instant::now();
+    while !writing_to_stdout(child.id()) {
+        assert!(start.elapsed() < Duration::from_secs(20), "capout never blocked on its stdout");
+        thread::sleep(Duration::from_millis(10));
+    }
     kill_process(pid, Signal::TERM).unwrap();
     // Two signals of a kind that are both pending are one: the second is
     // sent once the first has been taken.
