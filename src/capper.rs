@@ -136,16 +136,7 @@ impl Render {
         err: &mut dyn Write,
     ) -> io::Result<()> {
         let Some(screen) = &mut self.screen else { return Ok(()) };
-        let rows = &mut self.rows;
-        let mut fed = Ok(());
-        screen.feed(chunk, &mut |row: &[u8]| {
-            rows.extend_from_slice(row);
-            if rows.len() >= Self::BATCH && fed.is_ok() {
-                fed = core.piece(rows, false, out, err);
-                rows.clear();
-            }
-        });
-        fed?;
+        batched(&mut self.rows, core, out, err, |mut emit| screen.feed(chunk, &mut emit))?;
         // What this chunk finished goes out now: a head cap shows it as
         // it comes.
         self.flush(core, out, err)
@@ -154,16 +145,7 @@ impl Render {
     /// Feeds on the rows still on the screen at the end of the stream.
     fn finish(&mut self, core: &mut Core, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<()> {
         if let Some(screen) = self.screen.take() {
-            let rows = &mut self.rows;
-            let mut fed = Ok(());
-            screen.finish(&mut |row: &[u8]| {
-                rows.extend_from_slice(row);
-                if rows.len() >= Self::BATCH && fed.is_ok() {
-                    fed = core.piece(rows, false, out, err);
-                    rows.clear();
-                }
-            });
-            fed?;
+            batched(&mut self.rows, core, out, err, |mut emit| screen.finish(&mut emit))?;
         }
         self.flush(core, out, err)
     }
@@ -176,6 +158,26 @@ impl Render {
         self.rows.clear();
         fed
     }
+}
+
+/// Gathers the rows that `rows_of` hands out into `rows`, and feeds them
+/// on to `core` whenever a batch is full.
+fn batched(
+    rows: &mut Vec<u8>,
+    core: &mut Core,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    rows_of: impl FnOnce(&mut dyn FnMut(&[u8])),
+) -> io::Result<()> {
+    let mut fed = Ok(());
+    rows_of(&mut |row: &[u8]| {
+        rows.extend_from_slice(row);
+        if rows.len() >= Render::BATCH && fed.is_ok() {
+            fed = core.piece(rows, false, out, err);
+            rows.clear();
+        }
+    });
+    fed
 }
 
 /// What a [`Capper`] did, once it has finished: the facts of capout's

@@ -31,6 +31,17 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind of notice.
+    const ALL: [Kind; 7] = [
+        Kind::TailUnits,
+        Kind::HeadUnits,
+        Kind::HeadLines,
+        Kind::PastEnd,
+        Kind::Matches,
+        Kind::TailLines,
+        Kind::Middle,
+    ];
+
     fn default_template(self) -> &'static str {
         match self {
             Kind::TailUnits => "... (truncated, showing last {shown} {unit}{full_output})",
@@ -219,18 +230,10 @@ impl Renderer {
 
 /// The standard templates, parsed once.
 static DEFAULTS: std::sync::LazyLock<Vec<(Kind, Template)>> = std::sync::LazyLock::new(|| {
-    [
-        Kind::TailUnits,
-        Kind::HeadUnits,
-        Kind::HeadLines,
-        Kind::PastEnd,
-        Kind::Matches,
-        Kind::TailLines,
-        Kind::Middle,
-    ]
-    .into_iter()
-    .filter_map(|kind| Some((kind, Template::parse_inner(kind.default_template(), true).ok()?)))
-    .collect()
+    Kind::ALL
+        .into_iter()
+        .filter_map(|kind| Some((kind, Template::parse_inner(kind.default_template(), true).ok()?)))
+        .collect()
 });
 
 /// The notice of a cap that cut something: the `--notice-format` template
@@ -354,15 +357,7 @@ mod tests {
 
     #[test]
     fn every_standard_template_parses() {
-        for kind in [
-            Kind::TailUnits,
-            Kind::HeadUnits,
-            Kind::HeadLines,
-            Kind::PastEnd,
-            Kind::Matches,
-            Kind::TailLines,
-            Kind::Middle,
-        ] {
+        for kind in Kind::ALL {
             assert!(DEFAULTS.iter().any(|(k, _)| *k == kind), "{kind:?}");
         }
     }
