@@ -5,6 +5,7 @@
 #
 #   packaging/npm-pack.sh [BINARY OUTDIR]
 #
+# capout-mcp, the server of `capout --mcp`, is taken from beside BINARY.
 # With no arguments it builds target/release/capout (cargo build --release)
 # and writes the tarballs to target/npm. The platform package is made under
 # target/packaging/npm from npm/platform; its version is Cargo.toml's, and
@@ -20,6 +21,8 @@ fi
 binary=$1
 out=$2
 [[ -x $binary ]] || { echo "npm-pack.sh: no capout binary at $binary" >&2; exit 1; }
+server=$(dirname "$binary")/capout-mcp
+[[ -x $server ]] || { echo "npm-pack.sh: no capout-mcp beside $binary" >&2; exit 1; }
 version=$(packaging/version.sh)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -43,6 +46,7 @@ stage=target/packaging/npm/$name
 rm -rf "$stage"
 mkdir -p "$stage/bin"
 install -m 755 "$binary" "$stage/bin/capout"
+install -m 755 "$server" "$stage/bin/capout-mcp"
 sed "s/PLATFORM/$platform/g" npm/platform/README.md > "$stage/README.md"
 node - "$name" "$version" "$stage/package.json" <<'JS'
 const [name, version, file] = process.argv.slice(2);
@@ -54,7 +58,7 @@ const manifest = {
   license: main.license,
   os: [process.platform],
   cpu: [process.arch],
-  files: ['bin/capout'],
+  files: ['bin/capout', 'bin/capout-mcp'],
 };
 // A binary linked against glibc does not run on musl (Alpine).
 if (process.platform === 'linux') manifest.libc = ['glibc'];

@@ -51,6 +51,13 @@ run_case() {
     fi
 }
 same_file() { cmp -s "$1" "$2"; }
+# serves_mcp COMMAND...: COMMAND --mcp answers an MCP initialize request
+# as capout's server.
+serves_mcp() {
+    local init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"check","version":"1"}}}'
+    printf '%s\n' "$init" | timeout 20 "$@" --mcp --root "$work" 2>"$work/err" |
+        grep -q '"serverInfo":{"name":"capout","version":"'"$version"'"}'
+}
 
 version=$(packaging/version.sh)
 arch=$(uname -m)
@@ -101,6 +108,8 @@ data=$work/wheel/capout-$version.data
 binary=$data/scripts/capout
 chmod +x "$binary"
 check "the wheel's binary runs" test "$("$binary" --version)" = "capout $version"
+chmod +x "$data/scripts/capout-mcp"
+check "the wheel carries capout-mcp, which capout --mcp runs" serves_mcp "$binary"
 check "the wheel's binary needs no glibc newer than 2.17" python3 - "$binary" <<'PY'
 import re, sys
 found = {tuple(map(int, v)) for v in re.findall(rb"GLIBC_(\d+)\.(\d+)", open(sys.argv[1], "rb").read())}
@@ -121,6 +130,7 @@ python3 -m venv "$venv"
 "$venv/bin/pip" install --quiet --disable-pip-version-check --no-index "$wheel"
 check "pip put capout on the venv's PATH" test "$(PATH=$venv/bin:/usr/bin:/bin capout --version)" = "capout $version"
 run_case "pip: capout -c 10" 0 "$tail10" "$venv/bin/capout" -c 10
+check "pip: capout --mcp" serves_mcp "$venv/bin/capout"
 run_case "pip: capout -- sh -c 'exit 3'" 3 "" "$venv/bin/capout" --notice none -- sh -c 'exit 3'
 check "pip installed the man page into the venv's share/man/man1" same_file "$venv/share/man/man1/capout.1" man/capout.1
 check "pip installed the bash completion" test -s "$venv/share/bash-completion/completions/capout"
@@ -143,6 +153,7 @@ echo '{ "private": true }' >"$scratch/package.json"
 launcher=$scratch/node_modules/.bin/capout
 check "npx capout --version" test "$(cd "$scratch" && npx --offline capout --version)" = "capout $version"
 run_case "npm launcher: capout -c 10" 0 "$tail10" "$launcher" -c 10
+check "npm launcher: capout --mcp" serves_mcp "$launcher"
 run_case "npx: capout -c 10" 0 "$tail10" sh -c "cd $scratch && exec npx --offline capout -c 10"
 run_case "npm launcher: capout -- sh -c 'exit 3'" 3 "" "$launcher" --notice none -- sh -c 'exit 3'
 run_case "npx: capout -- sh -c 'exit 3'" 3 "" sh -c "cd $scratch && exec npx --offline capout --notice none -- sh -c 'exit 3'"

@@ -10,8 +10,6 @@ use std::sync::atomic::AtomicBool;
 mod cli;
 mod command;
 mod completions;
-#[cfg(feature = "mcp")]
-mod mcp;
 mod pipe;
 mod profiles;
 mod seek;
@@ -26,19 +24,10 @@ fn main() -> ExitCode {
     if let Some(status) = command::exec_in_new_session() {
         return ExitCode::from(status);
     }
-    // `capout --mcp [--root DIR]` is a server, not a filter: it starts
-    // its runtime in its own module, and the filter's start-up is left be.
+    // `capout --mcp [--root DIR]` is a server, not a filter: an
+    // executable of its own, so that the filter's start-up is left be.
     if let Some(root) = cli::mcp_requested(std::env::args_os()) {
-        #[cfg(feature = "mcp")]
-        return mcp::serve(&root);
-        #[cfg(not(feature = "mcp"))]
-        {
-            let _ = (
-                root,
-                writeln!(io::stderr(), "capout: --mcp: built without the MCP server (cargo feature mcp)"),
-            );
-            return ExitCode::from(2);
-        }
+        return serve_mcp(&root);
     }
     let config = match cli::parse() {
         Action::Run(config) => *config,
@@ -114,6 +103,27 @@ fn main() -> ExitCode {
     finish(&mut err, ran)
 }
 
+/// Replaces capout with `capout-mcp`, the MCP server, from capout's own
+/// directory, where every way of installing capout puts both.
+#[cfg(feature = "mcp")]
+fn serve_mcp(root: &std::path::Path) -> ExitCode {
+    use std::os::unix::process::CommandExt;
+    let server = match std::env::current_exe() {
+        Ok(exe) => exe.with_file_name("capout-mcp"),
+        Err(e) => {
+            return fail(&mut io::stderr(), &format_args!("--mcp: cannot find capout's own path: {e}"), 1);
+        }
+    };
+    let e = std::process::Command::new(&server).arg("--root").arg(root).exec();
+    let reason = command::plain_reason(&e);
+    fail(&mut io::stderr(), &format_args!("--mcp: cannot run {}: {reason}", server.display()), 1)
+}
+
+#[cfg(not(feature = "mcp"))]
+fn serve_mcp(_: &std::path::Path) -> ExitCode {
+    fail(&mut io::stderr(), &"--mcp: built without the MCP server (cargo feature mcp)", 2)
+}
+
 /// The exit status of a filter-mode run, with its error on stderr.
 fn finish(err: &mut dyn Write, ran: Result<Report, Error>) -> ExitCode {
     match ran {
@@ -140,21 +150,9 @@ impl Read for Unreadable {
 /// it; a shell then sees what it would have seen without capout.
 fn exit(ending: &Ending) -> ExitCode {
     if let Some(signal) = ending.fatal_signal() {
-        die_of(signal);
+        signals::die_of(signal);
     }
     ExitCode::from(u8::try_from(ending.exit_code).unwrap_or(1))
-}
-
-/// Ends capout by `signal`, as GNU `timeout` ends when its command was
-/// killed: a shell loop stops on a Ctrl-C, and Python sees `-signal`.
-fn die_of(signal: i32) {
-    // The command's crash is not capout's: no core file for capout.
-    let core = rustix::process::Resource::Core;
-    let limit = rustix::process::getrlimit(core);
-    let _ = rustix::process::setrlimit(core, rustix::process::Rlimit { current: Some(0), ..limit });
-    // A signal whose default is to be ignored returns here: the exit
-    // status then says 128 + signal.
-    let _ = signal_hook::low_level::emulate_default_handler(signal);
 }
 
 /// One line on stderr, and `status`.

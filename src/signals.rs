@@ -224,3 +224,15 @@ impl<R: Read + AsFd> Read for Interruptible<R> {
         }
     }
 }
+
+/// Ends capout by `signal`, as GNU `timeout` ends when its command was
+/// killed: a shell loop stops on a Ctrl-C, and Python sees `-signal`.
+pub fn die_of(signal: i32) {
+    // The command's crash is not capout's: no core file for capout.
+    let core = rustix::process::Resource::Core;
+    let limit = rustix::process::getrlimit(core);
+    let _ = rustix::process::setrlimit(core, rustix::process::Rlimit { current: Some(0), ..limit });
+    // A signal whose default is to be ignored returns here: the exit
+    // status then says 128 + signal.
+    let _ = signal_hook::low_level::emulate_default_handler(signal);
+}

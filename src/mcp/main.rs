@@ -1,10 +1,32 @@
-//! `capout --mcp [--root DIR]`: the three bounded tools, `read`, `grep`
-//! and `bash`, served over the Model Context Protocol on stdin and stdout
-//! (SPEC §11), with the official Rust SDK.
+//! `capout-mcp`, which `capout --mcp [--root DIR]` runs: the three
+//! bounded tools, `read`, `grep` and `bash`, served over the Model Context
+//! Protocol on stdin and stdout (SPEC §11), with the official Rust SDK.
 //!
-//! The async runtime starts here and only here: the filter never pays for
-//! it. Each call runs on a blocking thread, so a long `bash` holds up no
-//! other call; a failing call is a tool error, and the session goes on.
+//! An executable of its own, so that the SDK, its async runtime and
+//! ripgrep's crates stay out of the `capout` filter: linked into it, they
+//! made every filter run map a third more of its binary, and peak memory
+//! passed SPEC §8's 4 MiB. Each call runs on a blocking thread, so a long
+//! `bash` holds up no other call; a failing call is a tool error, and the
+//! session goes on.
+
+// The filter's own modules: the command line and profiles (for the caps
+// of the tools), running a command, signals. Parts of them serve only the
+// filter.
+#[allow(dead_code)]
+#[path = "../cli.rs"]
+mod cli;
+#[allow(dead_code)]
+#[path = "../command.rs"]
+mod command;
+#[allow(dead_code)]
+#[path = "../pipe.rs"]
+mod pipe;
+#[allow(dead_code)]
+#[path = "../profiles.rs"]
+mod profiles;
+#[allow(dead_code)]
+#[path = "../signals.rs"]
+mod signals;
 
 mod paths;
 mod tools;
@@ -23,12 +45,28 @@ use rmcp::{ErrorData, ServerHandler, ServiceExt, schemars, tool, tool_handler, t
 use serde::Deserialize;
 
 use crate::signals::Signals;
-pub use paths::Roots;
-pub use tools::Tools;
+use paths::Roots;
+use tools::Tools;
+
+fn main() -> ExitCode {
+    // Started by itself to run a command in a session of its own.
+    if let Some(status) = command::exec_in_new_session() {
+        return ExitCode::from(status);
+    }
+    // The words of `capout --mcp`, with `--mcp` itself optional.
+    let mut args = std::env::args_os();
+    let name = args.next().unwrap_or_default();
+    let words = [name, "--mcp".into()].into_iter().chain(args.filter(|arg| arg != "--mcp"));
+    let Some(root) = cli::mcp_requested(words) else {
+        let _ = writeln!(io::stderr(), "usage: capout --mcp [--root DIR]");
+        return ExitCode::from(2);
+    };
+    serve(&root)
+}
 
 /// Serves the tools until the client closes stdin. On SIGINT, SIGTERM or
 /// SIGHUP, the running commands get the signal and the server ends.
-pub fn serve(root: &Path) -> ExitCode {
+fn serve(root: &Path) -> ExitCode {
     match start(root) {
         Ok(code) => code,
         Err(e) => {
@@ -187,7 +225,7 @@ fn watch_signals(calls: Arc<Calls>) -> io::Result<Watch> {
             }
             calls.wait_idle(SIGNAL_GRACE);
             signals.release();
-            crate::die_of(signal.as_raw());
+            signals::die_of(signal.as_raw());
             std::process::exit(128 + signal.as_raw());
         }
     })?;
