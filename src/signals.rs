@@ -57,6 +57,7 @@ impl Signals {
         let caught = {
             let mut catchers = CATCHERS.lock().unwrap_or_else(PoisonError::into_inner);
             if catchers.caught.is_none() {
+                let ignored = ignored_at_start();
                 let caught: Vec<_> = CAUGHT.into_iter().filter(|(number, _)| !ignored(*number)).collect();
                 // Registered before any other action and never removed, so
                 // that once released, the default action comes first.
@@ -147,16 +148,17 @@ impl Drop for Signals {
     }
 }
 
-/// Whether capout was started with `signal` ignored. Linux tells it in
-/// `/proc`; elsewhere it is taken as not ignored.
-fn ignored(signal: c_int) -> bool {
-    if !cfg!(any(target_os = "linux", target_os = "android")) {
-        return false;
-    }
-    let Ok(status) = std::fs::read_to_string("/proc/self/status") else { return false };
+/// Which signals capout was started with ignored. Linux tells it in
+/// `/proc` (read once); elsewhere none is taken as ignored.
+fn ignored_at_start() -> impl Fn(c_int) -> bool {
+    let status = if cfg!(any(target_os = "linux", target_os = "android")) {
+        std::fs::read_to_string("/proc/self/status").unwrap_or_default()
+    } else {
+        String::new()
+    };
     let mask = status.lines().find_map(|line| line.strip_prefix("SigIgn:")).map(str::trim);
     let mask = mask.and_then(|hex| u64::from_str_radix(hex, 16).ok()).unwrap_or(0);
-    u32::try_from(signal - 1).ok().and_then(|bit| mask.checked_shr(bit)).is_some_and(|m| m & 1 == 1)
+    move |signal| u32::try_from(signal - 1).ok().and_then(|bit| mask.checked_shr(bit)).is_some_and(|m| m & 1 == 1)
 }
 
 /// An input that ends, as at its end, when SIGINT, SIGTERM or SIGHUP
