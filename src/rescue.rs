@@ -8,7 +8,7 @@ use memchr::{memchr_iter, memrchr};
 
 use crate::caps::{Cut, LineShaper};
 use crate::count::{Totals, Unit};
-use crate::matcher::{self, Event, LineAssembler, Matcher};
+use crate::matcher::{self, Event, LineSearch, Matcher};
 use crate::notice;
 
 /// What a cap keeps at the head of the stream, as far as rescuing goes.
@@ -65,14 +65,14 @@ struct Current {
 /// longer than the tail, so memory does not grow with the number of lines.
 #[derive(Debug)]
 pub struct Rescuer {
-    matcher: Matcher,
     pattern: String,
     max: u64,
     width: u64,
     unit: Unit,
     head: Head,
     tail: Tail,
-    assembler: LineAssembler,
+    /// Finds the matching lines.
+    search: LineSearch,
     /// Where the head ends in the capped stream, once known (for
     /// [`Head::Units`]).
     head_end: Option<u64>,
@@ -104,14 +104,13 @@ impl Rescuer {
         tail: Tail,
     ) -> Self {
         Rescuer {
-            matcher,
             pattern,
             max,
             width,
             unit,
             head,
             tail,
-            assembler: LineAssembler::default(),
+            search: LineSearch::new(Some(matcher), matcher::LINE_LIMIT),
             head_end: None,
             tokens: crate::tokens::Estimator::default(),
             before: Totals::new(crate::count::Need::ALL),
@@ -126,7 +125,7 @@ impl Rescuer {
     /// Matches lines on their first `limit` bytes.
     #[must_use]
     pub fn with_line_limit(self, limit: usize) -> Self {
-        Rescuer { assembler: LineAssembler::new(limit), ..self }
+        Rescuer { search: self.search.with_limit(limit), ..self }
     }
 
     /// Takes the next piece of the stream: `piece` as the transforms left
@@ -143,12 +142,12 @@ impl Rescuer {
         if let (Head::Tokens(n), None) = (self.head, self.head_end) {
             self.head_end = self.tokens.cut_after(capped, n);
         }
-        let mut assembler = std::mem::take(&mut self.assembler);
-        let _ = assembler.feed(piece, |event| {
+        let mut search = std::mem::replace(&mut self.search, LineSearch::new(None, 0));
+        let _ = search.feed(piece, |event| {
             self.take(&event, capped, totals, false);
             Ok::<(), Infallible>(())
         });
-        self.assembler = assembler;
+        self.search = search;
         self.lines.pass(capped);
         self.before = *totals;
     }
@@ -159,8 +158,8 @@ impl Rescuer {
         if let (Head::Tokens(n), None) = (self.head, self.head_end) {
             self.head_end = self.tokens.cut_at_end(n);
         }
-        let mut assembler = std::mem::take(&mut self.assembler);
-        let _ = assembler.finish(|event| {
+        let mut search = std::mem::replace(&mut self.search, LineSearch::new(None, 0));
+        let _ = search.finish(|event| {
             self.take(&event, &[], totals, true);
             Ok::<(), Infallible>(())
         });
@@ -179,20 +178,17 @@ impl Rescuer {
         std::iter::once(header.into_bytes()).chain(shown).collect()
     }
 
-    /// Takes one line event; `capped` is the current piece of the capped
-    /// stream, `at_end` says the input is over.
+    /// Takes one matching line, or more of it; `capped` is the current
+    /// piece of the capped stream, `at_end` says the input is over.
     fn take(&mut self, event: &Event, capped: &[u8], totals: &Totals, at_end: bool) {
         let (bytes, ends) = match *event {
             Event::Line { number, bytes, whole } => {
-                let body = if whole { matcher::content(bytes) } else { bytes };
-                if self.matcher.is_match(body) {
-                    let start = self.lines.start_of(number, capped);
-                    if self.after_head(number, start) {
-                        let text =
-                            (self.candidates < self.max).then(|| notice::rescued_prefix(number).into_bytes());
-                        self.candidates += 1;
-                        self.current = Some(Current { number, start, text });
-                    }
+                let start = self.lines.start_of(number, capped);
+                if self.after_head(number, start) {
+                    let text =
+                        (self.candidates < self.max).then(|| notice::rescued_prefix(number).into_bytes());
+                    self.candidates += 1;
+                    self.current = Some(Current { number, start, text });
                 }
                 (bytes, whole)
             }
