@@ -256,7 +256,7 @@ impl LineStarts {
     fn start_of(&mut self, number: u64, piece: &[u8]) -> u64 {
         if number > self.line {
             let skip = usize::try_from(number - self.line - 1).unwrap_or(usize::MAX);
-            if let Some(i) = memchr_iter(b'\n', &piece[self.cursor..]).nth(skip) {
+            if let Some(i) = nth_newline(&piece[self.cursor..], skip) {
                 self.cursor += i + 1;
                 self.line = number;
                 self.start = self.base + self.cursor as u64;
@@ -275,6 +275,23 @@ impl LineStarts {
         self.base += piece.len() as u64;
         self.cursor = 0;
     }
+}
+
+/// Where the `n`-th newline of `bytes` is (from 0). Matching lines may be
+/// far apart: the lines between are counted a block at a time, not
+/// stepped over one by one.
+fn nth_newline(bytes: &[u8], mut n: usize) -> Option<usize> {
+    const BLOCK: usize = 256;
+    let mut base = 0;
+    while bytes.len() - base > BLOCK {
+        let count = bytecount::count(&bytes[base..base + BLOCK], b'\n');
+        if count > n {
+            break;
+        }
+        n -= count;
+        base += BLOCK;
+    }
+    memchr_iter(b'\n', &bytes[base..]).nth(n).map(|i| base + i)
 }
 
 /// Positions (line numbers or end offsets) of matching lines that may lie
@@ -361,6 +378,17 @@ mod tests {
         };
         assert!(widest as u64 <= span / 64 + 2, "{widest} words for a tail of {span}");
         (rescuer, totals)
+    }
+
+    #[test]
+    fn finds_the_nth_newline_across_blocks() {
+        let bytes: Vec<u8> = (0..2000).map(|i| if i % 7 == 3 { b'\n' } else { b'x' }).collect();
+        let want: Vec<usize> = memchr_iter(b'\n', &bytes).collect();
+        for (n, &at) in want.iter().enumerate() {
+            assert_eq!(nth_newline(&bytes, n), Some(at), "{n}");
+        }
+        assert_eq!(nth_newline(&bytes, want.len()), None);
+        assert_eq!(nth_newline(b"", 0), None);
     }
 
     #[test]
