@@ -310,16 +310,18 @@ impl Window {
     /// Adds `position`, no lower than any before it; positions below
     /// `cut_below` are surely cut.
     fn insert(&mut self, position: u64, cut_below: u64) {
-        while self.words.front().is_some() && self.base.saturating_add(64) <= cut_below {
-            self.dropped += u64::from(self.words.pop_front().unwrap_or(0).count_ones());
-            self.base += 64;
-        }
+        // Whole words at a time: matching lines may be far apart.
+        let cut = usize::try_from(cut_below.saturating_sub(self.base) / 64).unwrap_or(usize::MAX);
+        let cut = cut.min(self.words.len());
+        self.dropped += self.words.range(..cut).map(|w| u64::from(w.count_ones())).sum::<u64>();
+        self.words.drain(..cut);
+        self.base += 64 * cut as u64;
         if self.words.is_empty() {
             self.base = position & !63;
         }
         let index = usize::try_from((position - self.base) / 64).unwrap_or(usize::MAX);
-        while self.words.len() <= index {
-            self.words.push_back(0);
+        if self.words.len() <= index {
+            self.words.resize(index + 1, 0);
         }
         self.words[index] |= 1 << ((position - self.base) % 64);
     }
