@@ -1,10 +1,21 @@
-//! Line patterns (`--pattern`, `--keep`) and the whole lines they are
-//! matched against.
+//! Line patterns (`--pattern`, `--keep`) and the search for the lines
+//! they match.
+//!
+//! A pattern is matched against one line at a time, on the line's content
+//! (without its ending) and at most its first [`LINE_LIMIT`] bytes. To keep
+//! the cost per line low, [`LineSearch`] does not hand each line to the
+//! regex engine: as ripgrep does, it runs the pattern over a whole run of
+//! lines at once, and only where that finds a match does it look for the
+//! line around it, confirming the match on that line alone where the two
+//! could differ. The lines in between are only counted.
 
 use memchr::memmem::Finder;
+use memchr::{memchr, memrchr};
 use regex::bytes::{Regex, RegexBuilder};
+use regex_automata::meta;
+use regex_automata::util::syntax;
+use regex_syntax::hir::{Capture, Hir, HirKind, Look, LookSet, Repetition};
 
-use crate::caps::LineSplitter;
 use crate::utf8;
 
 /// The most of one line held to match it. A longer line is matched on its
@@ -16,7 +27,29 @@ const DFA_CACHE: usize = 256 * 1024;
 
 /// A pattern lines are matched against, on bytes.
 #[derive(Clone, Debug)]
-pub enum Matcher {
+pub struct Matcher {
+    line: LinePattern,
+    /// How it is run over many lines at once (see [`Matcher::find`]).
+    search: Search,
+    /// A match found over many lines may be false on a line holding a
+    /// `\r`: the buffer pattern's anchors also match next to a `\r`.
+    anchors_at_cr: bool,
+}
+
+/// How a [`Matcher`] is run over many lines at once.
+#[derive(Clone, Debug)]
+enum Search {
+    /// As the line pattern.
+    Line,
+    /// As this regex: the line regex with other anchors.
+    Buffer(meta::Regex),
+    /// Not at all: every line is matched on its own.
+    EachLine,
+}
+
+/// The pattern as one line is matched against it.
+#[derive(Clone, Debug)]
+enum LinePattern {
     /// A regular expression (Rust `regex` syntax).
     Regex(Regex),
     /// A literal string (`--fixed-strings`).
@@ -35,7 +68,12 @@ impl Matcher {
     /// literal as well as a regex.
     pub fn with_case(pattern: &str, fixed: bool, ignore_case: bool) -> Result<Matcher, regex::Error> {
         if fixed && !ignore_case {
-            return Ok(Matcher::Literal(Box::new(Finder::new(pattern.as_bytes()).into_owned())));
+            let finder = Box::new(Finder::new(pattern.as_bytes()).into_owned());
+            return Ok(Matcher {
+                line: LinePattern::Literal(finder),
+                search: Search::Line,
+                anchors_at_cr: false,
+            });
         }
         let escaped;
         let pattern = if fixed {
@@ -44,22 +82,117 @@ impl Matcher {
         } else {
             pattern
         };
-        RegexBuilder::new(pattern)
+        let regex = RegexBuilder::new(pattern)
             .case_insensitive(ignore_case)
             // The lazy DFA's cache is the regex's largest allocation; a
             // smaller one keeps any pattern inside the memory bound, and
             // lines of a few hundred bytes rarely need more.
             .dfa_size_limit(DFA_CACHE)
-            .build()
-            .map(Matcher::Regex)
+            .build()?;
+        let (search, anchors_at_cr) = buffer_search(pattern, ignore_case);
+        Ok(Matcher { line: LinePattern::Regex(regex), search, anchors_at_cr })
     }
 
     /// Whether `line` (without its ending) holds a match.
     pub fn is_match(&self, line: &[u8]) -> bool {
-        match self {
-            Matcher::Regex(regex) => regex.is_match(line),
-            Matcher::Literal(finder) => finder.find(line).is_some(),
+        match &self.line {
+            LinePattern::Regex(regex) => regex.is_match(line),
+            LinePattern::Literal(finder) => finder.find(line).is_some(),
         }
+    }
+
+    /// The first match in `haystack` that starts at or after `from`, as
+    /// its start and end: a match of the pattern run over the whole
+    /// haystack, whose lines it may cross. Every line from `from` on whose
+    /// content holds a match (its ending apart) holds the start of such a
+    /// match or follows one, so no matching line is missed; a match found
+    /// this way may still be false for the line alone ([`Matcher::confirms`]).
+    fn find(&self, haystack: &[u8], from: usize) -> Option<(usize, usize)> {
+        match (&self.search, &self.line) {
+            (Search::Buffer(regex), _) => {
+                let m = regex.find(regex_automata::Input::new(haystack).range(from..))?;
+                Some((m.start(), m.end()))
+            }
+            // An end past every line: the line is matched on its own.
+            (Search::EachLine, _) => Some((from, usize::MAX)),
+            (Search::Line, LinePattern::Regex(regex)) => {
+                regex.find_at(haystack, from).map(|m| (m.start(), m.end()))
+            }
+            (Search::Line, LinePattern::Literal(finder)) => {
+                finder.find(&haystack[from..]).map(|i| (from + i, from + i + finder.needle().len()))
+            }
+        }
+    }
+
+    /// Whether the line whose content is `body` holds a match, given that
+    /// [`Matcher::find`] found one at `start..end` of the line. Such a match
+    /// is one of the line alone when it ends within the content and no
+    /// anchor of the buffer pattern could have matched at a `\r` inside
+    /// it; anywhere else the line is matched on its own.
+    fn confirms(&self, body: &[u8], end: usize) -> bool {
+        let within = end <= body.len() && !(self.anchors_at_cr && memchr(b'\r', body).is_some());
+        within || self.is_match(body)
+    }
+}
+
+/// How [`Matcher::find`] runs the regex `pattern` over many lines, and
+/// whether the anchors it runs with may match at a `\r`.
+///
+/// Within a run of lines, `^` and `$` of the line pattern must hold at the
+/// start and the end of each line's content: they become the line anchors
+/// of CRLF mode, which hold after a `\n` and before a `\r\n` (and also at
+/// a `\r` alone, which [`Matcher::confirms`] checks). Everything else is
+/// the line pattern unchanged, so `.` still matches a `\r`. Word
+/// boundaries need nothing: a line's ending is not a word character, as
+/// the end of the line alone is not. Classes that match `\n` (`\s`,
+/// `[^a]`) may find matches that cross lines; those are confirmed on the
+/// line.
+fn buffer_search(pattern: &str, ignore_case: bool) -> (Search, bool) {
+    // The same syntax as the line regex: `regex::bytes` parses this way.
+    let config = syntax::Config::new().utf8(false).case_insensitive(ignore_case);
+    let Ok(hir) = syntax::parse_with(pattern, &config) else { return (Search::EachLine, true) };
+    let looks = hir.properties().look_set();
+    let anchors =
+        LookSet::empty().insert(Look::Start).insert(Look::End).insert(Look::StartLF).insert(Look::EndLF);
+    if looks.intersect(anchors).is_empty() {
+        return (Search::Line, looks.contains_anchor_crlf());
+    }
+    let hir = line_anchors_to_crlf(hir);
+    let regex = meta::Builder::new()
+        .configure(
+            meta::Config::new()
+                .match_kind(regex_automata::MatchKind::LeftmostFirst)
+                .utf8_empty(false)
+                .which_captures(regex_automata::nfa::thompson::WhichCaptures::Implicit)
+                .nfa_size_limit(Some(10 << 20))
+                .hybrid_cache_capacity(DFA_CACHE),
+        )
+        .build_from_hir(&hir);
+    // Without it every line is matched on its own: correct, and slower.
+    match regex {
+        Ok(regex) => (Search::Buffer(regex), hir.properties().look_set().contains_anchor_crlf()),
+        Err(_) => (Search::EachLine, true),
+    }
+}
+
+/// `hir` with every start or end anchor turned into CRLF mode's line
+/// anchor.
+fn line_anchors_to_crlf(hir: Hir) -> Hir {
+    match hir.into_kind() {
+        HirKind::Look(Look::Start | Look::StartLF) => Hir::look(Look::StartCRLF),
+        HirKind::Look(Look::End | Look::EndLF) => Hir::look(Look::EndCRLF),
+        HirKind::Look(look) => Hir::look(look),
+        HirKind::Empty => Hir::empty(),
+        HirKind::Literal(literal) => Hir::literal(literal.0),
+        HirKind::Class(class) => Hir::class(class),
+        HirKind::Repetition(rep) => {
+            Hir::repetition(Repetition { sub: Box::new(line_anchors_to_crlf(*rep.sub)), ..rep })
+        }
+        HirKind::Capture(capture) => {
+            Hir::capture(Capture { sub: Box::new(line_anchors_to_crlf(*capture.sub)), ..capture })
+        }
+        HirKind::Concat(subs) => Hir::concat(subs.into_iter().map(line_anchors_to_crlf).collect()),
+        HirKind::Alternation(subs) => Hir::alternation(subs.into_iter().map(line_anchors_to_crlf).collect()),
     }
 }
 
@@ -71,11 +204,12 @@ pub fn content(line: &[u8]) -> &[u8] {
     }
 }
 
-/// A line, or the first part of one, as [`LineAssembler`] hands it out.
+/// A matching line, or the first part of one, as [`LineSearch`] hands it
+/// out.
 #[derive(Debug)]
 pub enum Event<'a> {
-    /// A line: all of it when `whole`, else its first [`LINE_LIMIT`]
-    /// bytes (more follows as [`Event::Rest`]).
+    /// A matching line: all of it when `whole`, else its first bytes, the
+    /// part the pattern saw (more follows as [`Event::Rest`]).
     Line {
         /// Its line number, from 1.
         number: u64,
@@ -84,7 +218,7 @@ pub enum Event<'a> {
         /// Whether `bytes` is the whole line.
         whole: bool,
     },
-    /// More of a line too long to hold.
+    /// More of a matching line too long to hold.
     Rest {
         /// The bytes.
         bytes: &'a [u8],
@@ -93,62 +227,268 @@ pub enum Event<'a> {
     },
 }
 
-/// Gathers the stream into whole lines, without copying those that lie
-/// within one piece. A line whose content (without its ending) is longer
-/// than the limit is handed out as its first `limit` bytes, backed off to
-/// a character boundary, then the rest; where it is cut depends on the
+/// Finds the lines of a stream that match a pattern (or, without one, the
+/// lines that are not empty), and hands out those alone, numbered.
+///
+/// The lines that lie wholly within one piece are searched all at once
+/// ([`Matcher::find`]); the line that a piece leaves open is held, up to
+/// the limit, and matched on its own once it is complete. A line whose
+/// content (without its ending) is longer than the limit is matched on
+/// its first `limit` bytes, backed off to a character boundary, and then
+/// handed out as that part and the rest; where it is cut depends on the
 /// line alone, never on how the stream was split.
 #[derive(Debug)]
-pub struct LineAssembler {
+pub struct LineSearch {
+    /// `None`: every line that is not empty matches.
+    matcher: Option<Matcher>,
     limit: usize,
-    splitter: LineSplitter,
+    /// The number of the line the next byte belongs to.
+    number: u64,
+    /// The start of the line in progress.
     held: Vec<u8>,
-    /// The current line went past the limit: its rest streams through.
+    /// The line in progress went past the limit: its rest streams through.
     overflow: bool,
+    /// The line in progress, past the limit, matched.
+    matching: bool,
 }
 
-impl Default for LineAssembler {
-    fn default() -> Self {
-        LineAssembler::new(LINE_LIMIT)
-    }
-}
-
-impl LineAssembler {
-    /// An assembler that hands out at most `limit` bytes of a line whole.
-    pub fn new(limit: usize) -> Self {
-        LineAssembler { limit, splitter: LineSplitter::default(), held: Vec::new(), overflow: false }
+impl LineSearch {
+    /// A search for the lines that `matcher` matches on their first
+    /// `limit` bytes.
+    pub fn new(matcher: Option<Matcher>, limit: usize) -> Self {
+        LineSearch { matcher, limit, number: 1, held: Vec::new(), overflow: false, matching: false }
     }
 
-    /// Hands `f` the lines of `piece`, which begins and ends on character
-    /// boundaries. Stops at the first error `f` returns.
+    /// The same search on the first `limit` bytes of each line.
+    #[must_use]
+    pub fn with_limit(self, limit: usize) -> Self {
+        LineSearch { limit, ..self }
+    }
+
+    /// Hands `f` the matching lines of `piece`, which begins and ends on
+    /// character boundaries. Stops at the first error `f` returns.
     pub fn feed<E>(&mut self, piece: &[u8], mut f: impl FnMut(Event) -> Result<(), E>) -> Result<(), E> {
-        let LineAssembler { limit, splitter, held, overflow } = self;
-        let mut result = Ok(());
-        splitter.split(piece, |number, part| {
-            result = assemble(held, overflow, *limit, number, part, &mut f);
-            result.is_ok()
-        });
-        result
+        let mut rest = piece;
+        if !self.held.is_empty() || self.overflow {
+            // The line left open completes first, on its own.
+            let Some(i) = memchr(b'\n', rest) else { return self.carry(rest, &mut f) };
+            self.carry(&rest[..=i], &mut f)?;
+            rest = &rest[i + 1..];
+        }
+        let whole = memrchr(b'\n', rest).map_or(0, |i| i + 1);
+        self.lines(&rest[..whole], &mut f)?;
+        if whole < rest.len() { self.carry(&rest[whole..], &mut f) } else { Ok(()) }
     }
 
-    /// Hands `f` the end of a last line that has no `\n`.
+    /// Hands `f` the end of a last line that has no `\n`, if it matches.
     pub fn finish<E>(&mut self, mut f: impl FnMut(Event) -> Result<(), E>) -> Result<(), E> {
         if std::mem::take(&mut self.overflow) {
-            return f(Event::Rest { bytes: &[], ends: true });
+            return if self.matching { f(Event::Rest { bytes: &[], ends: true }) } else { Ok(()) };
         }
         if self.held.is_empty() {
             return Ok(());
         }
-        let number = self.splitter.line();
+        let held = std::mem::take(&mut self.held);
+        let number = self.number;
         // Without a `\n`, a `\r` held at the end is content.
-        let result = if self.held.len() > self.limit {
-            let cut = cut_at(&self.held, &[], self.limit);
-            f(Event::Line { number, bytes: &self.held[..cut], whole: false })
-                .and_then(|()| f(Event::Rest { bytes: &self.held[cut..], ends: true }))
+        let result = if held.len() > self.limit {
+            let cut = cut_at(&held, &[], self.limit);
+            if self.test(&held[..cut], false) {
+                f(Event::Line { number, bytes: &held[..cut], whole: false })
+                    .and_then(|()| f(Event::Rest { bytes: &held[cut..], ends: true }))
+            } else {
+                Ok(())
+            }
+        } else if self.test(&held, true) {
+            f(Event::Line { number, bytes: &held, whole: true })
         } else {
-            f(Event::Line { number, bytes: &self.held, whole: true })
+            Ok(())
         };
+        self.held = held;
         self.held.clear();
+        result
+    }
+
+    /// Whether a line matches: `seen` is its content when `whole`, else
+    /// the first part of a line too long to hold.
+    fn test(&self, seen: &[u8], whole: bool) -> bool {
+        match &self.matcher {
+            Some(matcher) => matcher.is_match(seen),
+            // A line too long to hold whole is not empty.
+            None => !whole || !seen.is_empty(),
+        }
+    }
+
+    /// Searches `lines`, whole lines that start the current one: runs of
+    /// lines within the limit all at once, a line past it on its own.
+    fn lines<E>(&mut self, lines: &[u8], f: &mut impl FnMut(Event) -> Result<(), E>) -> Result<(), E> {
+        let mut from = 0;
+        while from < lines.len() {
+            let (run_end, long_end) = self.short_run(lines, from);
+            self.search(&lines[..run_end], from, f)?;
+            if run_end < lines.len() {
+                self.long_line(&lines[run_end..long_end], f)?;
+            }
+            from = long_end;
+        }
+        Ok(())
+    }
+
+    /// The lines of `lines` from `from` on whose content fits the limit:
+    /// where they end, and where the line after them, longer than the
+    /// limit, ends (both the end of `lines` when there is none).
+    fn short_run(&self, lines: &[u8], from: usize) -> (usize, usize) {
+        // A stretch of limit + 1 bytes that holds a newline ends only
+        // lines within the limit, so one look per stretch finds the long
+        // lines.
+        let window = self.limit.saturating_add(1);
+        let mut start = from;
+        while lines.len() - start > window {
+            if let Some(i) = memrchr(b'\n', &lines[start..start + window]) {
+                start += i + 1;
+                continue;
+            }
+            let end = memchr(b'\n', &lines[start + window..]).map_or(lines.len() - 1, |i| start + window + i);
+            let body = end - start - usize::from(lines[end - 1] == b'\r');
+            if body > self.limit {
+                return (start, end + 1);
+            }
+            start = end + 1;
+        }
+        (lines.len(), lines.len())
+    }
+
+    /// Searches `lines[from..]`, whole lines within the limit, the bytes
+    /// before `from` only context, and counts its lines.
+    fn search<E>(
+        &mut self,
+        lines: &[u8],
+        from: usize,
+        f: &mut impl FnMut(Event) -> Result<(), E>,
+    ) -> Result<(), E> {
+        // `number` is the number of the line that starts at `counted`.
+        let mut counted = from;
+        let mut at = from;
+        while at < lines.len() {
+            let (start, end) = match &self.matcher {
+                Some(matcher) => match matcher.find(lines, at) {
+                    Some(found) => found,
+                    None => break,
+                },
+                None => (at, at),
+            };
+            if start >= lines.len() {
+                break;
+            }
+            let line_start = memrchr(b'\n', &lines[at..start]).map_or(at, |i| at + i + 1);
+            let line_end = start + memchr(b'\n', &lines[start..]).map_or(lines.len() - start, |i| i + 1);
+            let line = &lines[line_start..line_end];
+            let body = content(line);
+            let hit = match &self.matcher {
+                Some(matcher) => matcher.confirms(body, end.saturating_sub(line_start)),
+                None => !body.is_empty(),
+            };
+            if hit {
+                self.number += bytecount::count(&lines[counted..line_start], b'\n') as u64;
+                counted = line_start;
+                f(Event::Line { number: self.number, bytes: line, whole: true })?;
+            }
+            at = line_end;
+        }
+        self.number += bytecount::count(&lines[counted..], b'\n') as u64;
+        Ok(())
+    }
+
+    /// Matches one whole line longer than the limit on its first part.
+    fn long_line<E>(&mut self, line: &[u8], f: &mut impl FnMut(Event) -> Result<(), E>) -> Result<(), E> {
+        let number = self.number;
+        self.number += 1;
+        let cut = cut_at(&[], line, self.limit);
+        if !self.test(&line[..cut], false) {
+            return Ok(());
+        }
+        f(Event::Line { number, bytes: &line[..cut], whole: false })?;
+        f(Event::Rest { bytes: &line[cut..], ends: true })
+    }
+
+    /// Takes `part`, the next bytes of the line in progress, which end it
+    /// when they end in `\n`.
+    fn carry<E>(&mut self, part: &[u8], f: &mut impl FnMut(Event) -> Result<(), E>) -> Result<(), E> {
+        let ends = part.last() == Some(&b'\n');
+        let number = self.number;
+        if ends {
+            self.number += 1;
+        }
+        if self.overflow {
+            self.overflow = !ends;
+            return if self.matching { f(Event::Rest { bytes: part, ends }) } else { Ok(()) };
+        }
+        let held = &self.held;
+        let len = held.len() + part.len();
+        let byte_at = |i: usize| if i < held.len() { held[i] } else { part[i - held.len()] };
+        // The line's content so far; a last `\r` may start its ending.
+        let ending = if ends {
+            1 + usize::from(len >= 2 && byte_at(len - 2) == b'\r')
+        } else {
+            usize::from(byte_at(len - 1) == b'\r')
+        };
+        let body = len - ending;
+        if body <= self.limit {
+            if held.is_empty() && ends {
+                return if self.test(content(part), true) {
+                    f(Event::Line { number, bytes: part, whole: true })
+                } else {
+                    Ok(())
+                };
+            }
+            if self.held.capacity() < self.limit + 2 {
+                // Once, to the limit: growing by doubling would copy and
+                // could leave twice the limit behind.
+                self.held.reserve_exact(self.limit + 2 - self.held.len());
+            }
+            self.held.extend_from_slice(part);
+            if !ends {
+                return Ok(());
+            }
+            let held = std::mem::take(&mut self.held);
+            let result = if self.test(content(&held), true) {
+                f(Event::Line { number, bytes: &held, whole: true })
+            } else {
+                Ok(())
+            };
+            self.held = held;
+            self.held.clear();
+            return result;
+        }
+        // Past the limit: the line's first `limit` bytes, cut on a
+        // character boundary, are matched and handed out, and the rest of
+        // the line streams through.
+        let cut = cut_at(&self.held, part, self.limit);
+        let mut held = std::mem::take(&mut self.held);
+        let result = if cut >= held.len() {
+            let take = cut - held.len();
+            held.extend_from_slice(&part[..take]);
+            self.matching = self.test(&held, false);
+            if self.matching {
+                f(Event::Line { number, bytes: &held, whole: false })
+                    .and_then(|()| f(Event::Rest { bytes: &part[take..], ends }))
+            } else {
+                Ok(())
+            }
+        } else {
+            // Only a `\r` held past the limit, which turned out to be content.
+            self.matching = self.test(&held[..cut], false);
+            if self.matching {
+                f(Event::Line { number, bytes: &held[..cut], whole: false })
+                    .and_then(|()| f(Event::Rest { bytes: &held[cut..], ends: false }))
+                    .and_then(|()| f(Event::Rest { bytes: part, ends }))
+            } else {
+                Ok(())
+            }
+        };
+        held.clear();
+        self.held = held;
+        self.overflow = !ends;
         result
     }
 }
@@ -167,64 +507,6 @@ fn cut_at(held: &[u8], part: &[u8], limit: usize) -> usize {
     from + utf8::floor_boundary(&window[..len], limit - from)
 }
 
-fn assemble<E>(
-    held: &mut Vec<u8>,
-    overflow: &mut bool,
-    limit: usize,
-    number: u64,
-    part: &[u8],
-    f: &mut impl FnMut(Event) -> Result<(), E>,
-) -> Result<(), E> {
-    let ends = part.last() == Some(&b'\n');
-    if *overflow {
-        *overflow = !ends;
-        return f(Event::Rest { bytes: part, ends });
-    }
-    if held.is_empty() && ends && content(part).len() <= limit {
-        return f(Event::Line { number, bytes: part, whole: true });
-    }
-    let len = held.len() + part.len();
-    let byte_at = |i: usize| if i < held.len() { held[i] } else { part[i - held.len()] };
-    // The line's content so far; a last `\r` may start its ending.
-    let ending = if ends {
-        1 + usize::from(len >= 2 && byte_at(len - 2) == b'\r')
-    } else {
-        usize::from(byte_at(len - 1) == b'\r')
-    };
-    let body = len - ending;
-    if body <= limit {
-        if held.capacity() < limit + 2 {
-            // Once, to the limit: growing by doubling would copy and could
-            // leave twice the limit behind.
-            held.reserve_exact(limit + 2 - held.len());
-        }
-        held.extend_from_slice(part);
-        if !ends {
-            return Ok(());
-        }
-        let result = f(Event::Line { number, bytes: held, whole: true });
-        held.clear();
-        return result;
-    }
-    // Past the limit: hand out the line's first `limit` bytes, cut on a
-    // character boundary, and let the rest of the line stream through.
-    let cut = cut_at(held, part, limit);
-    let result = if cut >= held.len() {
-        let take = cut - held.len();
-        held.extend_from_slice(&part[..take]);
-        f(Event::Line { number, bytes: held, whole: false })
-            .and_then(|()| f(Event::Rest { bytes: &part[take..], ends }))
-    } else {
-        // Only a `\r` held past the limit, which turned out to be content.
-        f(Event::Line { number, bytes: &held[..cut], whole: false })
-            .and_then(|()| f(Event::Rest { bytes: &held[cut..], ends: false }))
-            .and_then(|()| f(Event::Rest { bytes: part, ends }))
-    };
-    held.clear();
-    *overflow = !ends;
-    result
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,31 +519,65 @@ mod tests {
         assert_eq!(content(b"a"), b"a");
     }
 
-    #[test]
-    fn assembles_lines_across_pieces() {
+    /// The lines that `search` hands out of `pieces`, with their numbers
+    /// and whether they are whole.
+    fn found(search: &mut LineSearch, pieces: &[&[u8]]) -> Vec<(u64, Vec<u8>, bool)> {
         let mut lines = Vec::new();
-        let mut assembler = LineAssembler::default();
-        for piece in [&b"ab"[..], b"c\nd", b"\n", b"e"] {
-            assembler
-                .feed(piece, |e| {
-                    if let Event::Line { number, bytes, whole } = e {
-                        lines.push((number, bytes.to_vec(), whole));
-                    }
-                    Ok::<(), ()>(())
-                })
-                .unwrap();
-        }
-        assembler
-            .finish(|e| {
-                if let Event::Line { number, bytes, whole } = e {
-                    lines.push((number, bytes.to_vec(), whole));
+        let mut take = |e: Event| {
+            match e {
+                Event::Line { number, bytes, whole } => lines.push((number, bytes.to_vec(), whole)),
+                Event::Rest { bytes, .. } => {
+                    lines.last_mut().expect("a line first").1.extend_from_slice(bytes);
                 }
-                Ok::<(), ()>(())
-            })
-            .unwrap();
+            }
+            Ok::<(), ()>(())
+        };
+        for piece in pieces {
+            search.feed(piece, &mut take).unwrap();
+        }
+        search.finish(&mut take).unwrap();
+        lines
+    }
+
+    #[test]
+    fn numbers_the_lines_it_finds_across_pieces() {
+        let mut search = LineSearch::new(None, LINE_LIMIT);
         assert_eq!(
-            lines,
-            [(1, b"abc\n".to_vec(), true), (2, b"d\n".to_vec(), true), (3, b"e".to_vec(), true)]
+            found(&mut search, &[&b"ab"[..], b"c\n\nd", b"\n", b"e"]),
+            [(1, b"abc\n".to_vec(), true), (3, b"d\n".to_vec(), true), (4, b"e".to_vec(), true)]
         );
+        let mut search = LineSearch::new(Some(Matcher::new("^[ce]", false).unwrap()), LINE_LIMIT);
+        assert_eq!(
+            found(&mut search, &[&b"ab\nc\nd\r\ne\r\n"[..], b"xc\ncc"]),
+            [(2, b"c\n".to_vec(), true), (4, b"e\r\n".to_vec(), true), (6, b"cc".to_vec(), true)]
+        );
+    }
+
+    #[test]
+    fn matches_a_long_line_on_its_first_part() {
+        for pieces in
+            [&[&b"xx\nabcdef\nab\n"[..]][..], &[b"xx\nab", b"cdef\nab\n"], &[b"xx\nabcdef\na", b"b\n"]]
+        {
+            let mut search = LineSearch::new(Some(Matcher::new("b", false).unwrap()), 3);
+            assert_eq!(
+                found(&mut search, pieces),
+                [(2, b"abcdef\n".to_vec(), false), (3, b"ab\n".to_vec(), true)],
+                "{pieces:?}"
+            );
+            let mut search = LineSearch::new(Some(Matcher::new("d", false).unwrap()), 3);
+            assert!(found(&mut search, pieces).is_empty(), "{pieces:?}");
+        }
+    }
+
+    #[test]
+    fn anchors_hold_at_each_lines_content() {
+        let text = b"az\r\nb\rz\nzb\n\rz\r\r\n";
+        for (pattern, want) in
+            [("^a", &[1][..]), ("z$", &[1, 2]), ("^b", &[2]), ("^z", &[3]), (r"\Az\z", &[])]
+        {
+            let mut search = LineSearch::new(Some(Matcher::new(pattern, false).unwrap()), LINE_LIMIT);
+            let numbers: Vec<u64> = found(&mut search, &[text]).into_iter().map(|l| l.0).collect();
+            assert_eq!(numbers, want, "{pattern}");
+        }
     }
 }

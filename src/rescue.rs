@@ -8,7 +8,7 @@ use memchr::{memchr_iter, memrchr};
 
 use crate::caps::{Cut, LineShaper};
 use crate::count::{Totals, Unit};
-use crate::matcher::{self, Event, LineAssembler, Matcher};
+use crate::matcher::{self, Event, LineSearch, Matcher};
 use crate::notice;
 
 /// What a cap keeps at the head of the stream, as far as rescuing goes.
@@ -65,14 +65,14 @@ struct Current {
 /// longer than the tail, so memory does not grow with the number of lines.
 #[derive(Debug)]
 pub struct Rescuer {
-    matcher: Matcher,
     pattern: String,
     max: u64,
     width: u64,
     unit: Unit,
     head: Head,
     tail: Tail,
-    assembler: LineAssembler,
+    /// Finds the matching lines.
+    search: LineSearch,
     /// Where the head ends in the capped stream, once known (for
     /// [`Head::Units`]).
     head_end: Option<u64>,
@@ -104,14 +104,13 @@ impl Rescuer {
         tail: Tail,
     ) -> Self {
         Rescuer {
-            matcher,
             pattern,
             max,
             width,
             unit,
             head,
             tail,
-            assembler: LineAssembler::default(),
+            search: LineSearch::new(Some(matcher), matcher::LINE_LIMIT),
             head_end: None,
             tokens: crate::tokens::Estimator::default(),
             before: Totals::new(crate::count::Need::ALL),
@@ -126,7 +125,7 @@ impl Rescuer {
     /// Matches lines on their first `limit` bytes.
     #[must_use]
     pub fn with_line_limit(self, limit: usize) -> Self {
-        Rescuer { assembler: LineAssembler::new(limit), ..self }
+        Rescuer { search: self.search.with_limit(limit), ..self }
     }
 
     /// Takes the next piece of the stream: `piece` as the transforms left
@@ -143,12 +142,12 @@ impl Rescuer {
         if let (Head::Tokens(n), None) = (self.head, self.head_end) {
             self.head_end = self.tokens.cut_after(capped, n);
         }
-        let mut assembler = std::mem::take(&mut self.assembler);
-        let _ = assembler.feed(piece, |event| {
+        let mut search = std::mem::replace(&mut self.search, LineSearch::new(None, 0));
+        let _ = search.feed(piece, |event| {
             self.take(&event, capped, totals, false);
             Ok::<(), Infallible>(())
         });
-        self.assembler = assembler;
+        self.search = search;
         self.lines.pass(capped);
         self.before = *totals;
     }
@@ -159,8 +158,8 @@ impl Rescuer {
         if let (Head::Tokens(n), None) = (self.head, self.head_end) {
             self.head_end = self.tokens.cut_at_end(n);
         }
-        let mut assembler = std::mem::take(&mut self.assembler);
-        let _ = assembler.finish(|event| {
+        let mut search = std::mem::replace(&mut self.search, LineSearch::new(None, 0));
+        let _ = search.finish(|event| {
             self.take(&event, &[], totals, true);
             Ok::<(), Infallible>(())
         });
@@ -179,20 +178,17 @@ impl Rescuer {
         std::iter::once(header.into_bytes()).chain(shown).collect()
     }
 
-    /// Takes one line event; `capped` is the current piece of the capped
-    /// stream, `at_end` says the input is over.
+    /// Takes one matching line, or more of it; `capped` is the current
+    /// piece of the capped stream, `at_end` says the input is over.
     fn take(&mut self, event: &Event, capped: &[u8], totals: &Totals, at_end: bool) {
         let (bytes, ends) = match *event {
             Event::Line { number, bytes, whole } => {
-                let body = if whole { matcher::content(bytes) } else { bytes };
-                if self.matcher.is_match(body) {
-                    let start = self.lines.start_of(number, capped);
-                    if self.after_head(number, start) {
-                        let text =
-                            (self.candidates < self.max).then(|| notice::rescued_prefix(number).into_bytes());
-                        self.candidates += 1;
-                        self.current = Some(Current { number, start, text });
-                    }
+                let start = self.lines.start_of(number, capped);
+                if self.after_head(number, start) {
+                    let text =
+                        (self.candidates < self.max).then(|| notice::rescued_prefix(number).into_bytes());
+                    self.candidates += 1;
+                    self.current = Some(Current { number, start, text });
                 }
                 (bytes, whole)
             }
@@ -260,7 +256,7 @@ impl LineStarts {
     fn start_of(&mut self, number: u64, piece: &[u8]) -> u64 {
         if number > self.line {
             let skip = usize::try_from(number - self.line - 1).unwrap_or(usize::MAX);
-            if let Some(i) = memchr_iter(b'\n', &piece[self.cursor..]).nth(skip) {
+            if let Some(i) = nth_newline(&piece[self.cursor..], skip) {
                 self.cursor += i + 1;
                 self.line = number;
                 self.start = self.base + self.cursor as u64;
@@ -281,6 +277,23 @@ impl LineStarts {
     }
 }
 
+/// Where the `n`-th newline of `bytes` is (from 0). Matching lines may be
+/// far apart: the lines between are counted a block at a time, not
+/// stepped over one by one.
+fn nth_newline(bytes: &[u8], mut n: usize) -> Option<usize> {
+    const BLOCK: usize = 256;
+    let mut base = 0;
+    while bytes.len() - base > BLOCK {
+        let count = bytecount::count(&bytes[base..base + BLOCK], b'\n');
+        if count > n {
+            break;
+        }
+        n -= count;
+        base += BLOCK;
+    }
+    memchr_iter(b'\n', &bytes[base..]).nth(n).map(|i| base + i)
+}
+
 /// Positions (line numbers or end offsets) of matching lines that may lie
 /// in a tail, one bit each, from the oldest that may still be in it. Older
 /// ones are surely cut and only counted, so it spans at most the tail.
@@ -297,16 +310,18 @@ impl Window {
     /// Adds `position`, no lower than any before it; positions below
     /// `cut_below` are surely cut.
     fn insert(&mut self, position: u64, cut_below: u64) {
-        while self.words.front().is_some() && self.base.saturating_add(64) <= cut_below {
-            self.dropped += u64::from(self.words.pop_front().unwrap_or(0).count_ones());
-            self.base += 64;
-        }
+        // Whole words at a time: matching lines may be far apart.
+        let cut = usize::try_from(cut_below.saturating_sub(self.base) / 64).unwrap_or(usize::MAX);
+        let cut = cut.min(self.words.len());
+        self.dropped += self.words.range(..cut).map(|w| u64::from(w.count_ones())).sum::<u64>();
+        self.words.drain(..cut);
+        self.base += 64 * cut as u64;
         if self.words.is_empty() {
             self.base = position & !63;
         }
         let index = usize::try_from((position - self.base) / 64).unwrap_or(usize::MAX);
-        while self.words.len() <= index {
-            self.words.push_back(0);
+        if self.words.len() <= index {
+            self.words.resize(index + 1, 0);
         }
         self.words[index] |= 1 << ((position - self.base) % 64);
     }
@@ -365,6 +380,17 @@ mod tests {
         };
         assert!(widest as u64 <= span / 64 + 2, "{widest} words for a tail of {span}");
         (rescuer, totals)
+    }
+
+    #[test]
+    fn finds_the_nth_newline_across_blocks() {
+        let bytes: Vec<u8> = (0..2000).map(|i| if i % 7 == 3 { b'\n' } else { b'x' }).collect();
+        let want: Vec<usize> = memchr_iter(b'\n', &bytes).collect();
+        for (n, &at) in want.iter().enumerate() {
+            assert_eq!(nth_newline(&bytes, n), Some(at), "{n}");
+        }
+        assert_eq!(nth_newline(&bytes, want.len()), None);
+        assert_eq!(nth_newline(b"", 0), None);
     }
 
     #[test]

@@ -42,6 +42,7 @@ impl LineSplitter {
 
     /// Calls `f` with each piece of `chunk` and its line number; a piece
     /// that ends in `\n` ends its line. Stops early when `f` returns false.
+    #[cfg(test)]
     pub fn split<'a>(&mut self, chunk: &'a [u8], mut f: impl FnMut(u64, &'a [u8]) -> bool) {
         for piece in line_pieces(chunk) {
             let line = self.line;

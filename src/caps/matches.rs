@@ -6,7 +6,7 @@ use std::io;
 
 use super::{Cap, Cut, LineShaper, Outcome};
 use crate::count::Totals;
-use crate::matcher::{self, Event, LineAssembler, Matcher};
+use crate::matcher::{Event, LineSearch, Matcher};
 use crate::notice::{self, Facts, Kind};
 use crate::output::Output;
 
@@ -14,64 +14,53 @@ use crate::output::Output;
 #[derive(Debug)]
 pub struct Matches {
     limit: u64,
-    /// `None` for every line that is not empty.
-    matcher: Option<Matcher>,
-    assembler: LineAssembler,
+    /// Finds the matching lines.
+    search: LineSearch,
     shaper: LineShaper,
     /// Matching lines so far.
     count: u64,
-    /// Whether the line in progress (one too long to hold) matched.
-    matching: bool,
-    /// The number of the line in progress: its first part may be empty
-    /// (a limit smaller than its first character), so the rest numbers it.
+    /// The number of the matching line in progress.
     number: u64,
 }
 
 impl Matches {
-    /// Keeps the first `limit` lines that `matcher` matches, matched on
-    /// their first `line_limit` bytes.
+    /// Keeps the first `limit` lines that `matcher` matches (`None`: that
+    /// are not empty), matched on their first `line_limit` bytes.
     pub fn new(limit: u64, matcher: Option<Matcher>, line_limit: usize, shaper: LineShaper) -> Self {
-        Matches {
-            limit,
-            matcher,
-            assembler: LineAssembler::new(line_limit),
-            shaper,
-            count: 0,
-            matching: false,
-            number: 0,
-        }
+        Matches { limit, search: LineSearch::new(matcher, line_limit), shaper, count: 0, number: 0 }
     }
 }
 
-/// Takes one line event: counts a match and writes it while under the cap.
-fn take(m: &mut Matches, event: &Event, out: &mut Output) -> io::Result<()> {
+/// Takes one matching line, or more of it: counts it and writes it while
+/// under the cap.
+fn take(
+    count: &mut u64,
+    number: &mut u64,
+    limit: u64,
+    shaper: &mut LineShaper,
+    event: &Event,
+    out: &mut Output,
+) -> io::Result<()> {
     let bytes = match *event {
-        Event::Line { number, bytes, whole } => {
-            m.number = number;
-            m.matching = match &m.matcher {
-                Some(pattern) => pattern.is_match(if whole { matcher::content(bytes) } else { bytes }),
-                // A line too long to hold whole is not empty.
-                None => !whole || !matcher::content(bytes).is_empty(),
-            };
-            m.count += u64::from(m.matching);
+        Event::Line { number: line, bytes, .. } => {
+            *number = line;
+            *count += 1;
             bytes
         }
         Event::Rest { bytes, .. } => bytes,
     };
-    if m.matching && m.count <= m.limit { m.shaper.piece(m.number, bytes, out) } else { Ok(()) }
+    if *count <= limit { shaper.piece(*number, bytes, out) } else { Ok(()) }
 }
 
 impl Cap for Matches {
     fn feed(&mut self, piece: &[u8], _totals: &Totals, out: &mut Output) -> io::Result<()> {
-        let mut assembler = std::mem::take(&mut self.assembler);
-        let result = assembler.feed(piece, |event| take(self, &event, out));
-        self.assembler = assembler;
-        result
+        let Matches { limit, search, shaper, count, number } = self;
+        search.feed(piece, |event| take(count, number, *limit, shaper, &event, out))
     }
 
     fn finish(&mut self, _totals: &Totals, out: &mut Output) -> io::Result<Outcome> {
-        let mut assembler = std::mem::take(&mut self.assembler);
-        assembler.finish(|event| take(self, &event, out))?;
+        let Matches { limit, search, shaper, count, number } = self;
+        search.finish(|event| take(count, number, *limit, shaper, &event, out))?;
         self.shaper.finish(out)?;
         if self.count == 0 {
             return Ok(Outcome::Nothing(notice::NO_MATCHES));
