@@ -158,7 +158,9 @@ fn ignored_at_start() -> impl Fn(c_int) -> bool {
     };
     let mask = status.lines().find_map(|line| line.strip_prefix("SigIgn:")).map(str::trim);
     let mask = mask.and_then(|hex| u64::from_str_radix(hex, 16).ok()).unwrap_or(0);
-    move |signal| u32::try_from(signal - 1).ok().and_then(|bit| mask.checked_shr(bit)).is_some_and(|m| m & 1 == 1)
+    move |signal| {
+        u32::try_from(signal - 1).ok().and_then(|bit| mask.checked_shr(bit)).is_some_and(|m| m & 1 == 1)
+    }
 }
 
 /// An input that ends, as at its end, when SIGINT, SIGTERM or SIGHUP
