@@ -57,6 +57,9 @@
 //! vocabularies of `o200k_base` and `cl100k_base` (the `tiktoken-rs` crate),
 //! loaded on first use.
 
+#[cfg(test)]
+mod reference;
+
 /// Thousandths of a token: the unit costs are kept in.
 pub const SCALE: u64 = 1000;
 
