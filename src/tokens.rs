@@ -653,7 +653,10 @@ impl Estimator {
     /// The ASCII letters that lead `rest`, in the pending word: all of its
     /// small letters, its capitals while no small letter came (`small`).
     /// Returns how many.
-    #[inline]
+    // Inlined into the loops that call them, the state stays in registers
+    // (about 15 % less time on prose and source than with `#[inline]`).
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
     fn letters(&mut self, rest: &[u8], small: bool) -> usize {
         let (mut small, mut caps) = (small, 0);
         let (mut prev, mut rare) = (self.prev_letter, self.rare);
@@ -922,6 +925,8 @@ impl Estimator {
     /// what it costs beyond an ASCII character of its kind (for symbols,
     /// what it costs in place of one).
     #[allow(clippy::too_many_lines)]
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
     fn step<S: Sink>(&mut self, c: Char, at: u64, n: u64, extra: u64, sink: &mut S) {
         match self.state {
             State::Start => self.begin(c, at, n, extra, Prefix::None, false),
@@ -1056,6 +1061,8 @@ impl Estimator {
 
     /// Starts a piece with `c`, from the Start state; `self.bytes` already
     /// holds the bytes of a prefix.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
     fn begin(&mut self, c: Char, at: u64, n: u64, extra: u64, prefix: Prefix, lead_space: bool) {
         let _ = at;
         self.bytes += n;
