@@ -57,6 +57,8 @@
 //! vocabularies of `o200k_base` and `cl100k_base` (the `tiktoken-rs` crate),
 //! loaded on first use.
 
+use std::sync::atomic::{AtomicU8, Ordering};
+
 #[cfg(test)]
 mod reference;
 
@@ -163,6 +165,60 @@ fn caseless_run(bytes: &[u8]) -> usize {
         n += 3;
     }
     n
+}
+
+/// What a non-ASCII character is to the pre-tokenizer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// A letter that is not a capital (small, or without case).
+    Small,
+    Capital,
+    Digit,
+    Space,
+    Symbol,
+}
+
+impl Kind {
+    /// From the Unicode tables of the standard library.
+    fn of(c: char) -> Kind {
+        if c.is_alphabetic() {
+            if c.is_uppercase() { Kind::Capital } else { Kind::Small }
+        } else if c.is_numeric() {
+            Kind::Digit
+        } else if c.is_whitespace() {
+            Kind::Space
+        } else {
+            Kind::Symbol
+        }
+    }
+
+    const ALL: [Kind; 5] = [Kind::Small, Kind::Capital, Kind::Digit, Kind::Space, Kind::Symbol];
+}
+
+/// The kinds of U+2000–U+30FF (punctuation, symbols, CJK punctuation,
+/// kana) and U+FF00–U+FFEF (full-width forms), the non-letters of CJK and
+/// of typeset text, as they are met: 0 until then, else the kind's index
+/// plus one. The lookups of the standard library's tables are slow for
+/// them (a search each).
+static KINDS: [AtomicU8; 0x1100 + 0xF0] = [const { AtomicU8::new(0) }; 0x1100 + 0xF0];
+
+/// What `c` is, through `KINDS` where it can.
+#[inline]
+fn kind(c: char) -> Kind {
+    let at = match u32::from(c) {
+        cp @ 0x2000..=0x30FF => cp - 0x2000,
+        cp @ 0xFF00..=0xFFEF => cp - 0xFF00 + 0x1100,
+        _ => return Kind::of(c),
+    };
+    let slot = &KINDS[at as usize];
+    match slot.load(Ordering::Relaxed) {
+        0 => {
+            let k = Kind::of(c);
+            slot.store(k as u8 + 1, Ordering::Relaxed);
+            k
+        }
+        k => Kind::ALL[usize::from(k - 1)],
+    }
 }
 
 /// `prev_letter` at the start of a word.
@@ -855,6 +911,14 @@ impl Estimator {
             self.pos += n as u64;
             return None;
         }
+        if need == 3 && caseless_run(&bytes[i..i + 3]) == 3 {
+            // A kana, CJK ideograph or Hangul syllable: what `multi`
+            // makes of it, without decoding it again.
+            self.pos += 3;
+            self.step(Char::Lower, self.pos - 3, 3, price::LETTER_3, sink);
+            self.prev_letter = NO_LETTER;
+            return Some(i + 3);
+        }
         let seq = &bytes[i..i + need];
         if seq[1..].iter().all(|&c| c & 0xC0 == 0x80) {
             self.pos += need as u64;
@@ -898,24 +962,27 @@ impl Estimator {
         let caseless = matches!(c, '\u{3041}'..='\u{3096}' | '\u{30A1}'..='\u{30FA}' | '\u{4E00}'..='\u{9FFF}' | '\u{AC00}'..='\u{D7A3}');
         let (class, cost) = if caseless {
             (Char::Lower, price::LETTER_3)
-        } else if c.is_alphabetic() {
-            let cost = match n {
-                2 => price::LETTER_2,
-                3 => price::LETTER_3,
-                _ => price::LETTER_4,
-            };
-            (if c.is_uppercase() { Char::Upper } else { Char::Lower }, cost)
-        } else if c.is_numeric() {
-            (Char::Digit, 0)
-        } else if c.is_whitespace() {
-            (Char::Space(false), 0)
         } else {
-            let cost = match n {
-                2 => price::SYMBOL_2,
-                3 => price::SYMBOL_3,
-                _ => price::SYMBOL_4,
-            };
-            (Char::Punct, cost)
+            match kind(c) {
+                k @ (Kind::Small | Kind::Capital) => {
+                    let cost = match n {
+                        2 => price::LETTER_2,
+                        3 => price::LETTER_3,
+                        _ => price::LETTER_4,
+                    };
+                    (if k == Kind::Capital { Char::Upper } else { Char::Lower }, cost)
+                }
+                Kind::Digit => (Char::Digit, 0),
+                Kind::Space => (Char::Space(false), 0),
+                Kind::Symbol => {
+                    let cost = match n {
+                        2 => price::SYMBOL_2,
+                        3 => price::SYMBOL_3,
+                        _ => price::SYMBOL_4,
+                    };
+                    (Char::Punct, cost)
+                }
+            }
         };
         self.step(class, at, n, cost, sink);
         self.prev_letter = NO_LETTER;

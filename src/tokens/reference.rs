@@ -846,6 +846,18 @@ mod differential {
         }
     }
 
+    /// The kinds kept in a table are the standard library's, the first
+    /// time and after.
+    #[test]
+    fn kinds_are_the_standard_librarys() {
+        use super::super::{Kind, kind};
+        for cp in (0x80..0xD800).chain(0xE000..0x11_0000) {
+            let c = char::from_u32(cp).expect("not a surrogate");
+            assert_eq!(kind(c), Kind::of(c), "U+{cp:04X}");
+            assert_eq!(kind(c), Kind::of(c), "U+{cp:04X} again");
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3000))]
 
