@@ -550,34 +550,55 @@ impl Estimator {
     fn pending(&self) -> u64 {
         match self.state {
             State::Start => 0,
-            State::Ws { nl, spaces, .. } => {
-                let mut c = 0;
-                if nl > 0 {
-                    c += floor(price::SPACES * nl, self.nl_bytes);
-                }
-                if spaces > 0 {
-                    c += floor(price::SPACES, self.bytes - self.nl_bytes);
-                }
-                c
-            }
-            State::Word { letters, caps, prefix, .. } => {
-                floor(word_cost(letters, caps, prefix, self.extra, self.rare).max(self.lead), self.bytes)
-            }
-            State::Digits(n) => {
-                if n > 0 {
-                    price::DIGITS
-                } else {
-                    0
-                }
-            }
-            State::Punct { ascii, .. } => floor(punct_cost(ascii) + self.extra, self.bytes),
+            State::Ws { nl, spaces, .. } => self.ws_cost(nl, spaces),
+            State::Word { letters, caps, prefix, .. } => self.word_cost(letters, caps, prefix),
+            State::Digits(n) => Self::digits_cost(n),
+            State::Punct { ascii, .. } => self.punct_cost(ascii),
         }
+    }
+
+    /// What pending white space costs.
+    #[inline]
+    fn ws_cost(&self, nl: u64, spaces: u64) -> u64 {
+        let mut c = 0;
+        if nl > 0 {
+            c += floor(price::SPACES * nl, self.nl_bytes);
+        }
+        if spaces > 0 {
+            c += floor(price::SPACES, self.bytes - self.nl_bytes);
+        }
+        c
+    }
+
+    /// What the pending word costs.
+    #[inline]
+    fn word_cost(&self, letters: u64, caps: u64, prefix: Prefix) -> u64 {
+        floor(word_cost(letters, caps, prefix, self.extra, self.rare).max(self.lead), self.bytes)
+    }
+
+    /// What a pending number of `n` digits costs.
+    #[inline]
+    fn digits_cost(n: u8) -> u64 {
+        if n > 0 { price::DIGITS } else { 0 }
+    }
+
+    /// What pending punctuation of `ascii` ASCII characters costs.
+    #[inline]
+    fn punct_cost(&self, ascii: u64) -> u64 {
+        floor(punct_cost(ascii) + self.extra, self.bytes)
     }
 
     /// Ends the pending piece at `at`, adding its cost.
     #[inline]
     fn commit<S: Sink>(&mut self, at: u64, sink: &mut S) {
-        self.committed += self.pending();
+        self.commit_priced(self.pending(), at, sink);
+    }
+
+    /// Ends the pending piece at `at`, adding `cost`, what it costs (known
+    /// where the kind of piece is).
+    #[inline]
+    fn commit_priced<S: Sink>(&mut self, cost: u64, at: u64, sink: &mut S) {
+        self.committed += cost;
         self.state = State::Start;
         self.extra = 0;
         self.bytes = 0;
@@ -697,7 +718,9 @@ impl Estimator {
             if CLASS[next as usize] != LOWER {
                 break;
             }
-            self.commit(self.pos + n as u64, sink);
+            if let State::Word { letters, caps, prefix, .. } = self.state {
+                self.commit_priced(self.word_cost(letters, caps, prefix), self.pos + n as u64, sink);
+            }
             self.state = State::Word { letters: 0, caps: 0, prefix: Prefix::Space, small: true };
             self.bytes = 1;
             n += 1;
@@ -1048,7 +1071,7 @@ impl Estimator {
                             return;
                         }
                     } else {
-                        self.commit(pieces_end, sink);
+                        self.commit_priced(self.ws_cost(nl, 0), pieces_end, sink);
                     }
                     self.begin(c, at, n, extra, Prefix::None, false);
                 }
@@ -1068,7 +1091,7 @@ impl Estimator {
                         State::Word { letters: letters + ascii, caps: caps + ascii, prefix, small: false };
                 }
                 _ => {
-                    self.commit(at, sink);
+                    self.commit_priced(self.word_cost(letters, caps, prefix), at, sink);
                     self.begin(c, at, n, extra, Prefix::None, false);
                 }
             },
@@ -1083,7 +1106,7 @@ impl Estimator {
                         self.state = State::Digits(k);
                     }
                 } else {
-                    self.commit(at, sink);
+                    self.commit_priced(Self::digits_cost(k), at, sink);
                     self.begin(c, at, n, extra, Prefix::None, false);
                 }
             }
@@ -1105,14 +1128,14 @@ impl Estimator {
                 Char::Lower | Char::Upper if chars == 1 && !space && !newlines => {
                     // One punctuation character leads the word.
                     let bytes = self.bytes;
-                    self.lead = self.pending();
+                    self.lead = self.punct_cost(ascii);
                     self.state = State::Start;
                     self.extra = 0;
                     self.bytes = bytes;
                     self.begin(c, at, n, extra, Prefix::Punct, false);
                 }
                 _ => {
-                    self.commit(at, sink);
+                    self.commit_priced(self.punct_cost(ascii), at, sink);
                     self.begin(c, at, n, extra, Prefix::None, false);
                 }
             },
