@@ -53,3 +53,38 @@ fn count_chars(bencher: Bencher, name: &str) {
         .counter(BytesCount::new(data.len()))
         .bench(|| data.chunks(64 * 1024).map(|p| bytecount::num_chars(p) as u64).sum::<u64>());
 }
+
+/// The estimator fed in reads of 4 KiB, as a terminal or a slow writer
+/// gives them: the cost of starting and ending each read.
+#[divan::bench(args = CORPORA)]
+fn estimate_small_reads(bencher: Bencher, name: &str) {
+    let data = input(name);
+    bencher.counter(BytesCount::new(data.len())).bench(|| {
+        let mut e = Estimator::default();
+        for piece in data.chunks(4 * 1024) {
+            e.feed(piece);
+        }
+        e.total()
+    });
+}
+
+/// What a tail cap pays once, at the end: the cut in its ring of the
+/// last `5000 × MAX_BYTES_PER_TOKEN + 4` bytes.
+#[divan::bench(args = CORPORA)]
+fn tail_cut(bencher: Bencher, name: &str) {
+    let data = input(name);
+    let ring = (5000 * capout::tokens::MAX_BYTES_PER_TOKEN + 4) as usize;
+    let window = &data[data.len() - ring..];
+    bencher.counter(BytesCount::new(window.len())).bench(|| capout::tokens::tail_start(window, 5000));
+}
+
+/// A head cap: feeding up to where the estimate passes a budget that the
+/// whole input does not reach.
+#[divan::bench(args = CORPORA)]
+fn head_cut(bencher: Bencher, name: &str) {
+    let data = input(name);
+    bencher.counter(BytesCount::new(data.len())).bench(|| {
+        let mut e = Estimator::default();
+        data.chunks(64 * 1024).find_map(|piece| e.cut_after(piece, u64::MAX / 2000))
+    });
+}
