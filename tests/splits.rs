@@ -95,3 +95,29 @@ fn read_sizes_around_a_page_give_the_same_counts() {
         assert_eq!(run_split(&config, &input, read, read), want, "reads of {read}");
     }
 }
+
+#[test]
+fn tail_lines_holds_long_lines_cut_the_same_at_every_split() {
+    // Width 3: lines of more than 3 * 4 + 4 + 2 bytes are held as their
+    // start and their ending; lines around that length, `\r\n` and `\r`
+    // at the cut, characters of every width, a last line without `\n`.
+    let mut input = Vec::new();
+    for len in [0, 1, 3, 4, 15, 16, 17, 18, 19, 40] {
+        input.extend(std::iter::repeat_n(b'x', len));
+        input.extend_from_slice(if len % 2 == 0 { b"\r\n" } else { b"\n" });
+    }
+    input.extend_from_slice("\u{e9}\u{65e5}\u{1f680}abcdefghijklmnop\r\n".as_bytes());
+    input.extend_from_slice(b"\xff\xfe\xe2\x82abcdefghijklmnopq\r");
+    input.extend_from_slice(b"\n\r\r\n");
+    input.extend_from_slice(&[b'y'; 30]);
+    for (limit, numbers) in [(1, false), (2, true), (5, true), (100, false)] {
+        let config = Config {
+            cap: CapSpec::TailLines(limit),
+            max_line: Some(3),
+            line_numbers: numbers,
+            ..Config::default()
+        };
+        let want = common::model::model(&input, &config);
+        every_split(&config, &input, &want);
+    }
+}
