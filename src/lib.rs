@@ -69,10 +69,11 @@ use progress::Progress;
 /// The default read size of [`run`].
 pub const READ_SIZE: usize = 64 * 1024;
 
-/// The read size the `capout` binary sets for a regular file: the page
-/// cache hands it over faster in larger pieces, and a piece of this size
-/// still sits in the CPU's second-level cache while it is counted.
-pub const FILE_READ_SIZE: usize = 256 * 1024;
+/// The read size the `capout` binary sets for its input, a file or a
+/// pipe: fewer, larger reads cost less, a piece of this size still sits
+/// in the CPU's second-level cache while it is counted, and a tail cap
+/// skips more of each piece unread.
+pub const INPUT_READ_SIZE: usize = 256 * 1024;
 
 /// `--max-line-chars` when a line cap is given without it (SPEC §4).
 pub const DEFAULT_MAX_LINE: u64 = 2000;
