@@ -257,7 +257,12 @@ impl Capper {
             render: config.render.map(Render::new),
             transforms: Transforms::new(config.strip_ansi, config.collapse_cr, config.limits.collapse_cr),
             held: Vec::new(),
-            transformed: PageBuf::default(),
+            // Room for a part and a character held back: it never grows.
+            transformed: if config.strip_ansi || config.collapse_cr {
+                PageBuf::with_capacity(crate::transform::PART + 4)
+            } else {
+                PageBuf::default()
+            },
             core,
         })
     }
@@ -308,13 +313,18 @@ impl Capper {
             return render.feed(chunk, &mut self.core, out, err);
         }
         if self.transforms.any() {
-            let mut transformed = std::mem::take(&mut self.transformed);
-            self.transforms.apply(chunk, &mut transformed);
-            let end = transformed.len() - utf8::incomplete_suffix(transformed.as_slice());
-            let fed = self.core.piece(&transformed.as_slice()[..end], false, out, err);
-            transformed.drain_front(end);
-            self.transformed = transformed;
-            return fed;
+            // A large read goes through in parts, so that the buffers the
+            // transforms write into stay small whatever the read size.
+            for part in chunk.chunks(crate::transform::PART) {
+                let mut transformed = std::mem::take(&mut self.transformed);
+                self.transforms.apply(part, &mut transformed);
+                let end = transformed.len() - utf8::incomplete_suffix(transformed.as_slice());
+                let fed = self.core.piece(&transformed.as_slice()[..end], false, out, err);
+                transformed.drain_front(end);
+                self.transformed = transformed;
+                fed?;
+            }
+            return Ok(());
         }
         if !self.held.is_empty() {
             // Complete the character held back with the start of this

@@ -14,6 +14,10 @@ use crate::count::Unit;
 /// see whether a `\r` erases it (see `CollapseCr`).
 pub const COLLAPSE_LIMIT: usize = 64 * 1024;
 
+/// The most of a chunk that goes through the transforms at a time, so that
+/// the buffers they write into stay small whatever the read size.
+pub const PART: usize = 64 * 1024;
+
 /// The transforms in force, in the order they apply.
 #[derive(Debug, Default)]
 pub struct Transforms {
@@ -30,7 +34,11 @@ impl Transforms {
         Transforms {
             strip: strip_ansi.then(StripAnsi::default),
             collapse: collapse_cr.then(|| CollapseCr::new(collapse_limit)),
-            stripped: PageBuf::default(),
+            stripped: if strip_ansi && collapse_cr {
+                PageBuf::with_capacity(PART)
+            } else {
+                PageBuf::default()
+            },
         }
     }
 
