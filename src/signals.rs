@@ -57,7 +57,9 @@ impl Signals {
         let caught = {
             let mut catchers = CATCHERS.lock().unwrap_or_else(PoisonError::into_inner);
             if catchers.caught.is_none() {
-                let caught: Vec<_> = CAUGHT.into_iter().filter(|(number, _)| !ignored(*number)).collect();
+                let ignored = ignored_signals();
+                let caught: Vec<_> =
+                    CAUGHT.into_iter().filter(|(number, _)| !is_set(ignored, *number)).collect();
                 // Registered before any other action and never removed, so
                 // that once released, the default action comes first.
                 for (number, _) in &caught {
@@ -147,15 +149,20 @@ impl Drop for Signals {
     }
 }
 
-/// Whether capout was started with `signal` ignored. Linux tells it in
-/// `/proc`; elsewhere it is taken as not ignored.
-fn ignored(signal: c_int) -> bool {
+/// The signals capout was started with ignored, as a mask (bit N-1 for
+/// signal N), read once. Linux tells it in `/proc`; elsewhere none is
+/// taken as ignored.
+fn ignored_signals() -> u64 {
     if !cfg!(any(target_os = "linux", target_os = "android")) {
-        return false;
+        return 0;
     }
-    let Ok(status) = std::fs::read_to_string("/proc/self/status") else { return false };
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else { return 0 };
     let mask = status.lines().find_map(|line| line.strip_prefix("SigIgn:")).map(str::trim);
-    let mask = mask.and_then(|hex| u64::from_str_radix(hex, 16).ok()).unwrap_or(0);
+    mask.and_then(|hex| u64::from_str_radix(hex, 16).ok()).unwrap_or(0)
+}
+
+/// Whether `signal` is in `mask`, as [`ignored_signals`] gives it.
+fn is_set(mask: u64, signal: c_int) -> bool {
     u32::try_from(signal - 1).ok().and_then(|bit| mask.checked_shr(bit)).is_some_and(|m| m & 1 == 1)
 }
 
