@@ -3,7 +3,7 @@
 //! escape sequence, a `\r\n` or a character split across reads is
 //! handled like any other.
 
-use memchr::{memchr, memchr3, memrchr};
+use memchr::{memchr, memchr2, memchr3, memrchr};
 
 use crate::buf::PageBuf;
 
@@ -295,11 +295,19 @@ impl CollapseCr {
             }
         }
         while !input.is_empty() {
-            let Some(i) = memchr(b'\r', input) else {
-                self.lines(input, out);
-                return;
+            // A progress bar redraws every few dozen bytes: when the next
+            // `\r` comes before any `\n`, the text before it is one
+            // stretch, found in one search.
+            let (i, stretch) = match memchr2(b'\r', b'\n', input) {
+                Some(i) if input[i] == b'\r' => (i, &input[..i]),
+                _ => {
+                    let Some(i) = memchr(b'\r', input) else {
+                        self.lines(input, out);
+                        return;
+                    };
+                    (i, self.whole_lines(&input[..i], out))
+                }
             };
-            let stretch = self.whole_lines(&input[..i], out);
             match input.get(i + 1) {
                 None => {
                     self.hold(stretch, out);
