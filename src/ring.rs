@@ -96,11 +96,13 @@ impl Ring {
     /// past the limit. The held bytes are moved to the front.
     fn grow(&mut self, need: usize) {
         let cap = need.max(self.buf.len().saturating_mul(2)).max(4096).min(self.limit);
-        let mut buf = Vec::with_capacity(cap);
+        // Zeroed by the allocator: a large buffer comes as fresh pages that
+        // take memory only once written, so the part that doubling adds
+        // beyond what is held costs nothing until it is used.
+        let mut buf = vec![0; cap];
         let (a, b) = self.as_slices();
-        buf.extend_from_slice(a);
-        buf.extend_from_slice(b);
-        buf.resize(cap, 0);
+        buf[..a.len()].copy_from_slice(a);
+        buf[a.len()..a.len() + b.len()].copy_from_slice(b);
         self.buf = buf;
         self.head = 0;
     }
