@@ -74,6 +74,30 @@ fn collapse_cr_takes_runs_of_cr_split_at_every_position() {
 }
 
 #[test]
+fn collapse_cr_takes_frames_of_every_length() {
+    // Frames and lines of lengths around the 8-byte words and the 64
+    // bytes in which the next `\r` or `\n` is looked for first.
+    let mut input = Vec::new();
+    let mut want = Vec::new();
+    for len in [0, 1, 7, 8, 9, 63, 64, 65, 130] {
+        let frame = vec![b'a' + (len % 26) as u8; len];
+        input.extend_from_slice(&frame);
+        input.push(b'\r');
+        input.extend_from_slice(&frame);
+        input.extend_from_slice(b"!\r\n");
+        want.extend_from_slice(&frame);
+        want.extend_from_slice(b"!\r\n");
+        input.extend_from_slice(&frame);
+        input.push(b'\n');
+        want.extend_from_slice(&frame);
+        want.push(b'\n');
+    }
+    for read in [1, 7, 64, 65, 4096] {
+        assert_eq!(run_split(&config(false, true), &input, read, read), want, "reads of {read}");
+    }
+}
+
+#[test]
 fn collapse_cr_after_strip_ansi_split_at_every_position() {
     let input = b"\x1b[1m 1/3\x1b[K\r\x1b[1m 2/3\x1b[K\r\x1b[1m 3/3\x1b[0m\n";
     every_split(&config(true, true), input, b" 3/3\n");
