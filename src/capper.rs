@@ -4,6 +4,7 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+use crate::buf::PageBuf;
 use crate::caps::{
     Cap, HeadLines, HeadTailChars, HeadTailLines, HeadTailTokens, HeadTokens, HeadUnits, LineShaper, Matches,
     Outcome, TailLines, TailTokens, TailUnits, window_bytes,
@@ -57,8 +58,9 @@ pub struct Capper {
     /// (without transforms).
     held: Vec<u8>,
     /// Transformed bytes not yet fed (with transforms): the start of a
-    /// character held back.
-    transformed: Vec<u8>,
+    /// character held back. Page-aligned, as the read buffer is, so that
+    /// text the transforms pass through is copied at full speed.
+    transformed: PageBuf,
     core: Core,
 }
 
@@ -255,7 +257,12 @@ impl Capper {
             render: config.render.map(Render::new),
             transforms: Transforms::new(config.strip_ansi, config.collapse_cr, config.limits.collapse_cr),
             held: Vec::new(),
-            transformed: Vec::new(),
+            // Room for a part and a character held back: it never grows.
+            transformed: if config.strip_ansi || config.collapse_cr {
+                PageBuf::with_capacity(crate::transform::PART + 4)
+            } else {
+                PageBuf::default()
+            },
             core,
         })
     }
@@ -306,13 +313,18 @@ impl Capper {
             return render.feed(chunk, &mut self.core, out, err);
         }
         if self.transforms.any() {
-            let mut transformed = std::mem::take(&mut self.transformed);
-            self.transforms.apply(chunk, &mut transformed);
-            let end = transformed.len() - utf8::incomplete_suffix(&transformed);
-            let fed = self.core.piece(&transformed[..end], false, out, err);
-            transformed.drain(..end);
-            self.transformed = transformed;
-            return fed;
+            // A large read goes through in parts, so that the buffers the
+            // transforms write into stay small whatever the read size.
+            for part in chunk.chunks(crate::transform::PART) {
+                let mut transformed = std::mem::take(&mut self.transformed);
+                self.transforms.apply(part, &mut transformed);
+                let end = transformed.len() - utf8::incomplete_suffix(transformed.as_slice());
+                let fed = self.core.piece(&transformed.as_slice()[..end], false, out, err);
+                transformed.drain_front(end);
+                self.transformed = transformed;
+                fed?;
+            }
+            return Ok(());
         }
         if !self.held.is_empty() {
             // Complete the character held back with the start of this
@@ -347,9 +359,9 @@ impl Capper {
         } else if self.transforms.any() {
             self.transforms.finish(&mut last);
         } else {
-            last = std::mem::take(&mut self.held);
+            last.append(&mut self.held);
         }
-        self.core.piece(&last, true, out, err).map_err(Error::Write)?;
+        self.core.piece(last.as_slice(), true, out, err).map_err(Error::Write)?;
         let core = &mut self.core;
         if core.saver.as_ref().is_some_and(Saver::failed) {
             core.route.forget_saved();

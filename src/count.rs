@@ -97,11 +97,15 @@ impl Totals {
     pub(crate) fn add(&mut self, piece: &[u8]) {
         let Some(&last) = piece.last() else { return };
         self.bytes += piece.len() as u64;
-        if self.need.lines {
-            self.newlines += bytecount::count(piece, b'\n') as u64;
-        }
-        if self.need.chars {
-            self.chars += utf8::count_chars(piece);
+        match (self.need.lines, self.need.chars) {
+            (true, true) => {
+                let (newlines, chars) = utf8::count_newlines_and_chars(piece);
+                self.newlines += newlines;
+                self.chars += chars;
+            }
+            (true, false) => self.newlines += bytecount::count(piece, b'\n') as u64,
+            (false, true) => self.chars += utf8::count_chars_fast(piece),
+            (false, false) => {}
         }
         self.ends_with_newline = last == b'\n';
     }

@@ -29,7 +29,7 @@ fn main() -> ExitCode {
     if let Some(root) = cli::mcp_requested(std::env::args_os()) {
         return serve_mcp(&root);
     }
-    let config = match cli::parse() {
+    let mut config = match cli::parse() {
         Action::Run(config) => *config,
         Action::Completions(shell) => {
             if shell == clap_complete::Shell::Bash {
@@ -78,6 +78,9 @@ fn main() -> ExitCode {
             // A file that cannot seek is read from where it is.
             let _ = seek::skip_to_tail(&mut stdin, &config);
             pipe::enlarge(&stdin);
+            // Larger pieces than the library's default: fewer system
+            // calls and fewer pieces, each with its fixed cost.
+            config.read_size = capout::INPUT_READ_SIZE;
             match Signals::catch(false) {
                 Ok(signals) => capout::run_with(
                     &config,

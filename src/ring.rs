@@ -42,6 +42,32 @@ impl Ring {
         self.head = if self.len == 0 { 0 } else { (self.head + n) % self.buf.len() };
     }
 
+    /// Drops the oldest bytes up to and including the `n`-th `\n` (all of
+    /// them when it holds fewer).
+    pub fn drop_lines(&mut self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        let (a, b) = self.as_slices();
+        let mut left = n;
+        let mut end = None;
+        // Blocks are counted with the vectorised counter; only the one
+        // that holds the last `\n` dropped is searched newline by newline.
+        'parts: for (base, part) in [(0, a), (a.len(), b)] {
+            for (k, block) in part.chunks(4096).enumerate() {
+                let count = bytecount::count(block, b'\n');
+                if count < left {
+                    left -= count;
+                    continue;
+                }
+                let i = memchr::memchr_iter(b'\n', block).nth(left - 1).unwrap_or(0);
+                end = Some(base + k * 4096 + i + 1);
+                break 'parts;
+            }
+        }
+        self.drop_front(end.unwrap_or(self.len));
+    }
+
     /// Empties the ring, keeping its buffer.
     pub fn clear(&mut self) {
         self.drop_front(self.len);
@@ -70,11 +96,13 @@ impl Ring {
     /// past the limit. The held bytes are moved to the front.
     fn grow(&mut self, need: usize) {
         let cap = need.max(self.buf.len().saturating_mul(2)).max(4096).min(self.limit);
-        let mut buf = Vec::with_capacity(cap);
+        // Zeroed by the allocator: a large buffer comes as fresh pages that
+        // take memory only once written, so the part that doubling adds
+        // beyond what is held costs nothing until it is used.
+        let mut buf = vec![0; cap];
         let (a, b) = self.as_slices();
-        buf.extend_from_slice(a);
-        buf.extend_from_slice(b);
-        buf.resize(cap, 0);
+        buf[..a.len()].copy_from_slice(a);
+        buf[a.len()..a.len() + b.len()].copy_from_slice(b);
         self.buf = buf;
         self.head = 0;
     }
@@ -103,6 +131,26 @@ mod tests {
                 assert!(ring.buf.len() <= limit);
             }
             assert_eq!(ring.make_contiguous(), &all[all.len().saturating_sub(limit)..]);
+        }
+    }
+
+    #[test]
+    fn drops_whole_lines_across_the_wrap() {
+        for n in 0..6 {
+            let mut ring = Ring::new(12);
+            ring.push(b"0123456789");
+            ring.drop_front(8);
+            // Wraps: "89" at the end of the buffer, the rest at its start.
+            ring.push(b"\na\nbc\nd\n");
+            let mut want = b"89\na\nbc\nd\n".to_vec();
+            for _ in 0..n {
+                match want.iter().position(|&b| b == b'\n') {
+                    Some(i) => drop(want.drain(..=i)),
+                    None => want.clear(),
+                }
+            }
+            ring.drop_lines(n);
+            assert_eq!(contents(&ring), want, "{n}");
         }
     }
 

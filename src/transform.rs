@@ -3,7 +3,9 @@
 //! escape sequence, a `\r\n` or a character split across reads is
 //! handled like any other.
 
-use memchr::{memchr, memchr2};
+use memchr::{memchr, memchr2, memchr3, memrchr};
+
+use crate::buf::PageBuf;
 
 use crate::caps::{LineShaper, line_pieces};
 use crate::count::Unit;
@@ -12,12 +14,17 @@ use crate::count::Unit;
 /// see whether a `\r` erases it (see `CollapseCr`).
 pub const COLLAPSE_LIMIT: usize = 64 * 1024;
 
+/// The most of a chunk that goes through the transforms at a time, so that
+/// the buffers they write into stay small whatever the read size.
+pub const PART: usize = 64 * 1024;
+
 /// The transforms in force, in the order they apply.
 #[derive(Debug, Default)]
 pub struct Transforms {
     strip: Option<StripAnsi>,
     collapse: Option<CollapseCr>,
-    stripped: Vec<u8>,
+    /// Between the two transforms, when both are in force.
+    stripped: PageBuf,
 }
 
 impl Transforms {
@@ -27,7 +34,11 @@ impl Transforms {
         Transforms {
             strip: strip_ansi.then(StripAnsi::default),
             collapse: collapse_cr.then(|| CollapseCr::new(collapse_limit)),
-            stripped: Vec::new(),
+            stripped: if strip_ansi && collapse_cr {
+                PageBuf::with_capacity(PART)
+            } else {
+                PageBuf::default()
+            },
         }
     }
 
@@ -37,7 +48,7 @@ impl Transforms {
     }
 
     /// Appends the transformed `input` to `out`.
-    pub fn apply(&mut self, input: &[u8], out: &mut Vec<u8>) {
+    pub fn apply(&mut self, input: &[u8], out: &mut PageBuf) {
         let Some(strip) = &mut self.strip else {
             return match &mut self.collapse {
                 Some(collapse) => collapse.apply(input, out),
@@ -48,14 +59,14 @@ impl Transforms {
             Some(collapse) => {
                 self.stripped.clear();
                 strip.apply(input, &mut self.stripped);
-                collapse.apply(&self.stripped, out);
+                collapse.apply(self.stripped.as_slice(), out);
             }
             None => strip.apply(input, out),
         }
     }
 
     /// Appends what the transforms still hold at the end of the input.
-    pub fn finish(&mut self, out: &mut Vec<u8>) {
+    pub fn finish(&mut self, out: &mut PageBuf) {
         if let Some(collapse) = &mut self.collapse {
             collapse.finish(out);
         }
@@ -112,6 +123,48 @@ enum Ansi {
     StringEscape,
 }
 
+/// Where the first ESC of `bytes` is. In coloured output the next one is
+/// often a few bytes away: the first 64 bytes are tested eight at a time
+/// in a word before `memchr`, whose set-up costs more than a short look.
+#[inline]
+fn find_esc(bytes: &[u8]) -> Option<usize> {
+    const NEAR: usize = 64;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let near = &bytes[..bytes.len().min(NEAR)];
+    let (words, tail) = near.as_chunks::<8>();
+    for (i, word) in words.iter().enumerate() {
+        // A byte of `x` is zero where the word holds an ESC; the lowest
+        // byte flagged is the first zero (a borrow only flags bytes
+        // above a zero one).
+        let x = u64::from_le_bytes(*word) ^ (ONES * u64::from(ESC));
+        let zero = x.wrapping_sub(ONES) & !x & HIGH;
+        if zero != 0 {
+            return Some(i * 8 + zero.trailing_zeros() as usize / 8);
+        }
+    }
+    if let Some(j) = tail.iter().position(|&b| b == ESC) {
+        return Some(near.len() - tail.len() + j);
+    }
+    memchr(ESC, &bytes[near.len()..]).map(|i| i + near.len())
+}
+
+/// The length of the CSI sequence that `bytes` (what follows an ESC)
+/// starts with, `[`, parameter and intermediate bytes and a final byte,
+/// when it is all there; `None` for any other sequence or one that goes
+/// on past `bytes`.
+#[inline]
+fn whole_csi(bytes: &[u8]) -> Option<usize> {
+    if bytes.first() != Some(&b'[') {
+        return None;
+    }
+    let params = bytes[1..].iter().take_while(|b| (0x20..=0x3f).contains(*b)).count();
+    match bytes.get(1 + params) {
+        Some(0x40..=0x7e) => Some(2 + params),
+        _ => None,
+    }
+}
+
 /// Removes ANSI escape sequences (ECMA-48): CSI, OSC and the other
 /// strings, and two-byte and intermediate ESC sequences.
 ///
@@ -123,28 +176,55 @@ pub struct StripAnsi {
 }
 
 impl StripAnsi {
-    /// Appends `input` without its escape sequences to `out`.
-    pub fn apply(&mut self, mut input: &[u8], out: &mut Vec<u8>) {
-        while let Some((&b, rest)) = input.split_first() {
-            if self.state != Ansi::Ground {
-                self.step(b, out);
-                input = rest;
+    /// Appends `input` without its escape sequences to `out`: the text
+    /// between two ESC bytes is copied whole, and only the bytes of a
+    /// sequence are looked at one by one.
+    pub fn apply(&mut self, input: &[u8], out: &mut PageBuf) {
+        // A sequence begun in an earlier input ends first.
+        let mut pos = self.sequence(input, 0, out);
+        while let Some(esc) = find_esc(&input[pos..]) {
+            let esc = pos + esc;
+            if esc > pos {
+                out.extend_from_slice(&input[pos..esc]);
+            }
+            // The common sequence, a whole CSI such as `ESC [ 1 ; 32 m`,
+            // is skipped at once; any other goes through the states.
+            if let Some(end) = whole_csi(&input[esc + 1..]) {
+                pos = esc + 1 + end;
                 continue;
             }
-            let Some(i) = memchr(ESC, input) else {
-                out.extend_from_slice(input);
-                return;
-            };
-            out.extend_from_slice(&input[..i]);
             self.state = Ansi::Escape;
-            input = &input[i + 1..];
+            pos = self.sequence(input, esc + 1, out);
         }
+        out.extend_from_slice(&input[pos..]);
+    }
+
+    /// Takes the bytes of the sequence in progress from `input[pos..]`;
+    /// returns where the text after it starts (the end of `input` when
+    /// the sequence goes on past it).
+    fn sequence(&mut self, input: &[u8], mut pos: usize, out: &mut PageBuf) -> usize {
+        while self.state != Ansi::Ground {
+            match self.state {
+                // Parameter and intermediate bytes, up to the final one.
+                Ansi::Csi => pos += input[pos..].iter().take_while(|b| (0x20..=0x3f).contains(*b)).count(),
+                // A string ends at BEL or ESC, or is broken by a newline.
+                Ansi::String => match memchr3(BEL, ESC, b'\n', &input[pos..]) {
+                    Some(i) => pos += i,
+                    None => return input.len(),
+                },
+                _ => {}
+            }
+            let Some(&b) = input.get(pos) else { return input.len() };
+            self.step(b, out);
+            pos += 1;
+        }
+        pos
     }
 
     /// Takes one byte inside a sequence.
     // One arm per state and byte class reads as the table it is.
     #[allow(clippy::match_same_arms)]
-    fn step(&mut self, b: u8, out: &mut Vec<u8>) {
+    fn step(&mut self, b: u8, out: &mut PageBuf) {
         self.state = match (self.state, b) {
             (Ansi::Escape, b'[') => Ansi::Csi,
             (Ansi::Escape, b']' | b'P' | b'X' | b'^' | b'_') => Ansi::String,
@@ -202,8 +282,9 @@ impl CollapseCr {
         CollapseCr { limit, held: Vec::new(), passing: false, cr: false }
     }
 
-    /// Appends the collapsed `input` to `out`.
-    pub fn apply(&mut self, mut input: &[u8], out: &mut Vec<u8>) {
+    /// Appends the collapsed `input` to `out`. It jumps from `\r` to
+    /// `\r`: the lines between two are copied whole.
+    pub fn apply(&mut self, mut input: &[u8], out: &mut PageBuf) {
         if self.cr && !input.is_empty() {
             self.cr = false;
             match input[0] {
@@ -218,37 +299,42 @@ impl CollapseCr {
             }
         }
         while !input.is_empty() {
-            let Some(i) = memchr2(b'\r', b'\n', input) else {
-                self.hold(input, out);
-                return;
+            // A progress bar redraws every few dozen bytes: when the next
+            // `\r` comes before any `\n`, the text before it is one
+            // stretch, found in one search.
+            let (i, stretch) = match memchr2(b'\r', b'\n', input) {
+                Some(i) if input[i] == b'\r' => (i, &input[..i]),
+                _ => {
+                    let Some(i) = memchr(b'\r', input) else {
+                        self.lines(input, out);
+                        return;
+                    };
+                    (i, self.whole_lines(&input[..i], out))
+                }
             };
-            let text = &input[..i];
-            if input[i] == b'\n' {
-                self.end_line(out);
-                out.extend_from_slice(&input[..=i]);
-                input = &input[i + 1..];
-                continue;
-            }
             match input.get(i + 1) {
                 None => {
-                    self.hold(text, out);
+                    self.hold(stretch, out);
                     self.cr = true;
                     return;
                 }
                 Some(b'\n') => {
                     self.end_line(out);
-                    out.extend_from_slice(&input[..i + 2]);
+                    out.extend_from_slice(stretch);
+                    out.extend_from_slice(b"\r\n");
                     input = &input[i + 2..];
                 }
                 // Another `\r`: that one decides.
                 Some(b'\r') => {
-                    self.hold(text, out);
+                    self.hold(stretch, out);
                     input = &input[i + 1..];
                 }
                 Some(_) => {
-                    // Erased, unless it takes the stretch past the limit.
-                    if self.passing || self.held.len() + text.len() > self.limit {
-                        self.hold(text, out);
+                    // Erased, unless it takes the stretch past the limit:
+                    // then it is passed on first. Text erased is never
+                    // copied.
+                    if self.passing || self.held.len() + stretch.len() > self.limit {
+                        self.hold(stretch, out);
                     }
                     self.erase();
                     input = &input[i + 1..];
@@ -257,8 +343,28 @@ impl CollapseCr {
         }
     }
 
+    /// Takes `text`, which holds no `\r`: the lines it ends go out whole;
+    /// returns the stretch after its last `\n`, for the caller.
+    fn whole_lines<'a>(&mut self, text: &'a [u8], out: &mut PageBuf) -> &'a [u8] {
+        match memrchr(b'\n', text) {
+            None => text,
+            Some(last) => {
+                self.end_line(out);
+                out.extend_from_slice(&text[..=last]);
+                &text[last + 1..]
+            }
+        }
+    }
+
+    /// Takes `text`, which holds no `\r`: the lines it ends go out whole,
+    /// and the stretch after its last `\n` is held.
+    fn lines(&mut self, text: &[u8], out: &mut PageBuf) {
+        let stretch = self.whole_lines(text, out);
+        self.hold(stretch, out);
+    }
+
     /// Holds `text`, passing on the stretch once it goes past the limit.
-    fn hold(&mut self, text: &[u8], out: &mut Vec<u8>) {
+    fn hold(&mut self, text: &[u8], out: &mut PageBuf) {
         if self.passing {
             out.extend_from_slice(text);
         } else if self.held.len() + text.len() > self.limit {
@@ -277,14 +383,14 @@ impl CollapseCr {
     }
 
     /// The line ends: what is held stays.
-    fn end_line(&mut self, out: &mut Vec<u8>) {
+    fn end_line(&mut self, out: &mut PageBuf) {
         out.append(&mut self.held);
         self.passing = false;
     }
 
     /// Passes on what is held at the end of the input; a last `\r`, with
     /// nothing after it, erases nothing.
-    pub fn finish(&mut self, out: &mut Vec<u8>) {
+    pub fn finish(&mut self, out: &mut PageBuf) {
         self.cr = false;
         self.end_line(out);
     }

@@ -82,10 +82,87 @@ pub fn count_chars(bytes: &[u8]) -> u64 {
     if simdutf8::basic::from_utf8(bytes).is_ok() {
         return count_leads(bytes);
     }
+    count_chars_decoding(bytes)
+}
+
+/// [`count_chars`] of UTF-8 that is not valid.
+fn count_chars_decoding(bytes: &[u8]) -> u64 {
     bytes
         .utf8_chunks()
         .map(|chunk| count_leads(chunk.valid().as_bytes()) + u64::from(!chunk.invalid().is_empty()))
         .sum()
+}
+
+/// The length of a start of `bytes` that is all ASCII: all of it when it
+/// is, else at least up to the 128-byte block that holds the first byte
+/// that is not. Blocks are tested whole, eight bytes to a word, a test
+/// the compiler vectorises.
+fn ascii_prefix(bytes: &[u8]) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let (blocks, tail) = bytes.as_chunks::<128>();
+    for (i, block) in blocks.iter().enumerate() {
+        let words = block.as_chunks::<8>().0;
+        if words.iter().fold(0, |acc, w| acc | u64::from_ne_bytes(*w)) & HIGH != 0 {
+            return i * 128;
+        }
+    }
+    let done = bytes.len() - tail.len();
+    done + tail.iter().take_while(|b| b.is_ascii()).count()
+}
+
+/// The `\n` bytes and the continuation bytes of `bytes`, in one pass that
+/// the compiler vectorises: byte lanes count up to 255 blocks, then are
+/// summed.
+fn newlines_and_continuations(bytes: &[u8]) -> (u64, u64) {
+    const LANES: usize = 32;
+    let (blocks, tail) = bytes.as_chunks::<LANES>();
+    let (mut newlines, mut continuations) = (0u64, 0u64);
+    for group in blocks.chunks(255) {
+        let (mut nl, mut cont) = ([0u8; LANES], [0u8; LANES]);
+        for block in group {
+            for i in 0..LANES {
+                nl[i] += u8::from(block[i] == b'\n');
+                cont[i] += u8::from(is_continuation(block[i]));
+            }
+        }
+        newlines += nl.iter().map(|&n| u64::from(n)).sum::<u64>();
+        continuations += cont.iter().map(|&n| u64::from(n)).sum::<u64>();
+    }
+    for &b in tail {
+        newlines += u64::from(b == b'\n');
+        continuations += u64::from(is_continuation(b));
+    }
+    (newlines, continuations)
+}
+
+/// The `\n` bytes and the characters of `bytes`, which begins on a
+/// character boundary, in as few passes as the text allows: an ASCII
+/// start is one character a byte and only its newlines are counted; the
+/// rest is validated (with SIMD) and, when valid, counted in one pass as
+/// its length less its continuation bytes.
+pub fn count_newlines_and_chars(bytes: &[u8]) -> (u64, u64) {
+    let ascii = ascii_prefix(bytes);
+    let (head, rest) = bytes.split_at(ascii);
+    let newlines = bytecount::count(head, b'\n') as u64;
+    if rest.is_empty() {
+        return (newlines, ascii as u64);
+    }
+    if simdutf8::basic::from_utf8(rest).is_ok() {
+        let (nl, continuations) = newlines_and_continuations(rest);
+        return (newlines + nl, bytes.len() as u64 - continuations);
+    }
+    (newlines + bytecount::count(rest, b'\n') as u64, ascii as u64 + count_chars_decoding(rest))
+}
+
+/// The characters of `bytes`, which begins on a character boundary, as
+/// [`count_newlines_and_chars`] counts them, without the newlines.
+pub fn count_chars_fast(bytes: &[u8]) -> u64 {
+    let ascii = ascii_prefix(bytes);
+    let rest = &bytes[ascii..];
+    if rest.is_empty() {
+        return ascii as u64;
+    }
+    ascii as u64 + count_chars(rest)
 }
 
 /// The byte offset just past the first `n` characters of `bytes` (which
@@ -208,6 +285,48 @@ mod tests {
     fn counts_agree_with_from_utf8_lossy() {
         for case in CASES {
             assert_eq!(count_chars(case), lossy_chars(case), "{case:?}");
+        }
+    }
+
+    #[test]
+    fn fused_counts_agree_with_from_utf8_lossy_at_every_block_edge() {
+        // Pieces of every length around the 32- and 64-byte blocks and the
+        // 255-block groups, with the first byte that is not ASCII, a
+        // newline and an invalid byte at every place.
+        let mut pieces: Vec<Vec<u8>> = CASES.iter().map(|c| c.to_vec()).collect();
+        for len in [
+            0usize,
+            1,
+            31,
+            32,
+            33,
+            63,
+            64,
+            65,
+            127,
+            128,
+            129,
+            255,
+            256,
+            257,
+            255 * 32 - 1,
+            255 * 32,
+            255 * 32 + 33,
+        ] {
+            for at in [0, 1, 31, 32, 63, 64, 127, 128, 129, len / 2, len.saturating_sub(1)] {
+                for insert in [&b"\n"[..], "\u{e9}".as_bytes(), "\u{65e5}".as_bytes(), b"\xff", b"\xe2\x82"] {
+                    let mut piece = vec![b'a'; len];
+                    let at = at.min(len);
+                    piece.splice(at..at, insert.iter().copied());
+                    piece.extend_from_slice(b"\n\xc3\xa9z");
+                    pieces.push(piece);
+                }
+            }
+        }
+        for piece in &pieces {
+            let want = (bytecount::count(piece, b'\n') as u64, lossy_chars(piece));
+            assert_eq!(count_newlines_and_chars(piece), want, "{piece:?}");
+            assert_eq!(count_chars_fast(piece), want.1, "{piece:?}");
         }
     }
 

@@ -112,6 +112,32 @@ impl LineShaper {
         }
     }
 
+    /// The most bytes of a line's start that decide how it is written:
+    /// past them a line is cut whatever follows, so a line longer than
+    /// this and its two last bytes (its ending) may be held as this many
+    /// bytes of its start and those two. `None` without a width.
+    pub fn deciding_bytes(&self) -> Option<usize> {
+        // W units take at most max_bytes(W) bytes; four more hold the
+        // whole of the character after them, which makes the cut.
+        self.width.map(|w| usize::try_from(self.unit.max_bytes(w).saturating_add(4)).unwrap_or(usize::MAX))
+    }
+
+    /// The longest line, in bytes, that is sure to be written whole:
+    /// `usize::MAX` without a width.
+    pub fn never_cut(&self) -> usize {
+        self.width.map_or(usize::MAX, |w| usize::try_from(w).unwrap_or(usize::MAX))
+    }
+
+    /// How much of `start`, the first [`LineShaper::deciding_bytes`] of a
+    /// longer line, is written for it: the bytes of its first W units and
+    /// one more, which makes the cut.
+    pub fn deciding_len(&self, start: &[u8]) -> usize {
+        match self.width {
+            Some(w) => (self.unit.advance(start, w).0 + 1).min(start.len()),
+            None => start.len(),
+        }
+    }
+
     /// Writes `piece`, part of line `number`; a piece that ends in `\n`
     /// ends the line.
     pub fn piece(&mut self, number: u64, piece: &[u8], out: &mut impl Write) -> io::Result<()> {
@@ -190,12 +216,6 @@ impl LineShaper {
             lines += n;
         }
         (end, lines)
-    }
-
-    /// Forgets the line in progress: the next piece starts a new line.
-    pub fn reset(&mut self) {
-        self.in_line = false;
-        self.pending_cr = false;
     }
 
     /// Ends a last line that has no `\n`.

@@ -1,0 +1,342 @@
+#!/usr/bin/env bash
+# Times capout against its natural peer (cat, GNU tail, ripgrep) on seven
+# shapes of input, one row per case and shape, and says whether each
+# ratio meets its goal.
+#
+# Usage: benches/shapes.sh [SIZE_MIB]
+#
+#   SIZE_MIB            size of each input in MiB (default 512, or
+#                       $CAPOUT_BENCH_MIB)
+#   CAPOUT_BENCH_RUNS   timed runs of each side of a row (default 3); the
+#                       figure is the best, the sides alternate
+#   CAPOUT_BENCH_REPS   runs per timing of the start-up row (default 300)
+#   CAPOUT_BENCH_DIR    where the inputs are kept between runs (default
+#                       <target>/bench-shapes); an input of the right size
+#                       is reused, so a second run skips generating
+#   CAPOUT_BENCH_BUILD  cargo flags of the build that is timed (default
+#                       --no-default-features: the filter without the MCP
+#                       server, whose code only adds to start-up and RSS)
+#
+# The figure is CPU time, user + system, of the measured process alone
+# (for a pipe, the reader: `cat` writes the same bytes for both sides), as
+# /usr/bin/time reports it; the start-up row times a shell loop of REPS
+# runs, loop included on both sides. The last column is capout's peak RSS
+# in the run that was kept.
+#
+# The shapes: ascii (log lines), utf8 (log lines, a third of their words
+# multi-byte), cjk (Chinese and Japanese prose), short (10-byte lines),
+# long (100 KiB lines), ansi (coloured build output with `\r` progress
+# frames) and source (capout's own Rust source, repeated).
+#
+# Needs bash, cargo, awk, coreutils and /usr/bin/time (Debian package
+# `time`); ripgrep is installed under <target>/bench-tools when `rg` is
+# not on PATH.
+set -euo pipefail
+
+size_mib=${1:-${CAPOUT_BENCH_MIB:-512}}
+runs=${CAPOUT_BENCH_RUNS:-3}
+reps=${CAPOUT_BENCH_REPS:-300}
+read -r -a build_flags <<<"${CAPOUT_BENCH_BUILD---no-default-features}"
+
+if [[ ! $size_mib =~ ^[1-9][0-9]*$ ]]; then
+    echo "shapes.sh: size must be a whole number of MiB, not '$size_mib'" >&2
+    exit 2
+fi
+if [[ ! -x /usr/bin/time ]]; then
+    echo "shapes.sh: needs /usr/bin/time (Debian package 'time')" >&2
+    exit 2
+fi
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+target_dir=$(cargo metadata --format-version 1 --no-deps --manifest-path "$root/Cargo.toml" |
+    sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+echo "building capout (cargo build --release ${build_flags[*]}) ..." >&2
+cargo build --release --quiet "${build_flags[@]}" --manifest-path "$root/Cargo.toml"
+capout=$target_dir/release/capout
+
+rg=$(command -v rg || true)
+if [[ -z $rg ]]; then
+    rg=$target_dir/bench-tools/bin/rg
+    if [[ ! -x $rg ]]; then
+        echo "installing ripgrep under $target_dir/bench-tools ..." >&2
+        cargo install ripgrep --locked --quiet --root "$target_dir/bench-tools"
+    fi
+fi
+
+data=${CAPOUT_BENCH_DIR:-$target_dir/bench-shapes}/$size_mib
+mkdir -p "$data"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+load_before=$(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown)
+started=$SECONDS
+
+# --- inputs --------------------------------------------------------------
+
+# Each shape prints a seed of a few MiB from a fixed Park-Miller generator
+# (exact in awk's doubles), so every machine writes the same bytes; the
+# seed is doubled up to the size and cut to it.
+
+# Log lines: a timestamp, a level, a worker and 2-21 words, one line in
+# 500 long. `$2` is the share of words (in 1000s) taken from the
+# multi-byte list.
+log_seed() {
+    LC_ALL=C awk -v want="$1" -v wide_per_mille="$2" 'BEGIN {
+        seed = 42
+        split("INFO INFO INFO DEBUG WARN ERROR", level, " ")
+        split("request served cache miss hit retrying connection closed user id " \
+              "timeout after bytes queue depth ok failed to open file error", word, " ")
+        split("café → «main» größe ✓ 日本語 naïve Ωmega żółw ÅÄÖ 🚀 ﬁle", wide, " ")
+        n = 0
+        while (bytes < want) {
+            n++
+            line = sprintf("2024-05-01T12:%02d:%02d.%03dZ %-5s [worker-%d]", \
+                int(n / 60000) % 60, int(n / 1000) % 60, n % 1000, level[1 + rnd(6)], rnd(16))
+            words = n % 500 == 0 ? 600 : 2 + rnd(20)
+            for (i = 0; i < words; i++)
+                line = line " " (rnd(1000) < wide_per_mille ? wide[1 + rnd(12)] : word[1 + rnd(21)])
+            print line
+            bytes += length(line) + 1
+        }
+    }
+    function rnd(k) { seed = (seed * 16807) % 2147483647; return seed % k }'
+}
+
+# Prose in Chinese and Japanese, with their punctuation, 10-60 characters
+# a line.
+cjk_seed() {
+    LC_ALL=C awk -v want="$1" 'BEGIN {
+        seed = 7
+        n = split("日本語 文字 東京 大阪 中国 北京 上海 人工 知能 学習 処理 速度 " \
+                  "記録 出力 入力 行 文章 漢字 平仮名 片仮名 ひらがな カタカナ です ます " \
+                  "した ない こと もの 的 了 是 在 有 我们 他们 这个 那个 数据 文件", word, " ")
+        split("、 。 ， 「 」 ！ ？", punct, " ")
+        while (bytes < want) {
+            line = ""
+            words = 4 + rnd(20)
+            for (i = 0; i < words; i++)
+                line = line word[1 + rnd(n)] (rnd(5) == 0 ? punct[1 + rnd(7)] : "")
+            print line
+            bytes += length(line) + 1
+        }
+    }
+    function rnd(k) { seed = (seed * 16807) % 2147483647; return seed % k }'
+}
+
+# Lines of 10 bytes: nine digits, one line in 1000 an error.
+short_seed() {
+    LC_ALL=C awk -v want="$1" 'BEGIN {
+        for (n = 0; n * 10 < want; n++)
+            if (n % 1000 == 999) printf "error%04d\n", n % 10000
+            else printf "%09d\n", n
+    }'
+}
+
+# Lines of 100 KiB of words.
+long_seed() {
+    LC_ALL=C awk -v want="$1" 'BEGIN {
+        seed = 3
+        split("alpha beta gamma delta epsilon zeta eta theta iota kappa", word, " ")
+        while (bytes < want) {
+            line = ""
+            while (length(line) < 102399) line = line word[1 + rnd(10)] " "
+            line = substr(line, 1, 102399)
+            print line
+            bytes += 102400
+        }
+    }
+    function rnd(k) { seed = (seed * 16807) % 2147483647; return seed % k }'
+}
+
+# A coloured build: cargo's status words in bold colours, warnings with
+# their source lines, and progress bars redrawn with `\r` and `ESC [K`.
+ansi_seed() {
+    LC_ALL=C awk -v want="$1" 'BEGIN {
+        seed = 11
+        e = sprintf("%c", 27)
+        cr = sprintf("%c", 13)
+        split("serde tokio regex memchr clap syn quote proc-macro2 libc rand", crate, " ")
+        n = 0
+        while (bytes < want) {
+            n++
+            c = crate[1 + rnd(10)]
+            r = rnd(10)
+            if (r < 5) {
+                line = sprintf("%s[1m%s[32m   Compiling%s[0m %s v1.%d.%d", e, e, e, c, rnd(40), rnd(10))
+            } else if (r < 7) {
+                line = sprintf("%s[1m%s[33mwarning%s[0m%s[1m: unused variable: `x%d`%s[0m\n" \
+                    "  %s[1m%s[34m-->%s[0m src/%s.rs:%d:%d\n" \
+                    "   %s[1m%s[34m|%s[0m\n" \
+                    "%s[1m%s[34m%d%s[0m %s[1m%s[34m|%s[0m     let x%d = compute(&input);", \
+                    e, e, e, e, n, e, e, e, e, c, rnd(900), rnd(80), e, e, e, \
+                    e, e, rnd(900), e, e, e, e, n)
+            } else {
+                line = ""
+                done = rnd(300)
+                for (f = 0; f < 8; f++) {
+                    done += 1 + rnd(4)
+                    bar = substr("=========================", 1, f * 3)
+                    line = line sprintf("%s[1m%s[36m    Building%s[0m [%-25s] %d/400: %s%s[K%s", \
+                        e, e, e, bar ">", done, c, e, cr)
+                }
+                line = line sprintf("%s[1m%s[32m    Finished%s[0m step %d", e, e, e, n)
+            }
+            print line
+            bytes += length(line) + 1
+        }
+    }
+    function rnd(k) { seed = (seed * 16807) % 2147483647; return seed % k }'
+}
+
+source_seed() {
+    # The sources in a fixed order, so the bytes depend on the commit alone.
+    find "$root/src" "$root/tests" "$root/benches" -name '*.rs' | LC_ALL=C sort | xargs cat
+}
+
+# Writes shape `$1` of `$size_mib` MiB to its file, unless it is there.
+generate() {
+    local shape=$1 file=$data/$1 seed_bytes=$((4 * 1024 * 1024))
+    if [[ -f $file && $(stat -c %s "$file") -eq $((size_mib * 1024 * 1024)) ]]; then
+        return
+    fi
+    echo "generating $shape ($size_mib MiB) ..." >&2
+    case $shape in
+    ascii) log_seed "$seed_bytes" 0 ;;
+    utf8) log_seed "$seed_bytes" 333 ;;
+    cjk) cjk_seed "$seed_bytes" ;;
+    short) short_seed "$seed_bytes" ;;
+    long) long_seed "$seed_bytes" ;;
+    ansi) ansi_seed "$seed_bytes" ;;
+    source) source_seed ;;
+    esac >"$tmp/seed"
+    cp "$tmp/seed" "$file.part"
+    while (($(stat -c %s "$file.part") < size_mib * 1024 * 1024)); do
+        cat "$file.part" "$file.part" >"$tmp/next"
+        mv "$tmp/next" "$file.part"
+    done
+    truncate -s "${size_mib}M" "$file.part"
+    mv "$file.part" "$file"
+}
+
+shapes=(ascii utf8 cjk short long ansi source)
+for shape in "${shapes[@]}"; do
+    generate "$shape"
+done
+head -c 1024 "$data/ascii" >"$data/small"
+
+# --- timing --------------------------------------------------------------
+
+fail() {
+    echo "shapes.sh: failed: $1" >&2
+    exit 1
+}
+
+# Prints the CPU time in ms, user + system, of the commands that the
+# shell code `$2` runs, reading the file `$F` on stdin (`$1` = file), from
+# `cat` through a pipe (`$1` = pipe) or as the code says (`$1` = none): bash's `times` in a subshell
+# gives the time of its children, which `cat` is not. Exit status 1 is
+# allowed: ripgrep's "no match".
+cpu_once() {
+    local mode=$1 code=$2 times status=0
+    if [[ $mode == pipe ]]; then
+        times=$(cat "$F" | (s=0 && eval "$code" >/dev/null || s=$? && times && exit "$s")) || status=$?
+    elif [[ $mode == none ]]; then
+        times=$( (s=0 && eval "$code" >/dev/null || s=$? && times && exit "$s")) || status=$?
+    else
+        times=$( (s=0 && eval "$code" <"$F" >/dev/null || s=$? && times && exit "$s")) || status=$?
+    fi
+    ((status <= 1)) || fail "$code (exit status $status)"
+    # The second line: "0m0.120s 0m0.030s", the children's user and system.
+    sed -n 2p <<<"$times" | awk '{
+        split($1, u, /[ms]/); split($2, s, /[ms]/)
+        printf "%.1f\n", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1000
+    }'
+}
+
+# capout, and capout under /usr/bin/time, which writes its peak RSS in
+# KiB to $tmp/rss: the codes below call it as `$C`.
+capout_plain() { "$capout" "$@"; }
+capout_rss() { /usr/bin/time -f %M -o "$tmp/rss" "$capout" "$@"; }
+C=capout_plain
+
+# Prints capout's peak RSS in KiB in the shell code `$2` in mode `$1`.
+peak_rss() {
+    C=capout_rss
+    cpu_once "$1" "$2" >/dev/null
+    C=capout_plain
+    tail -n 1 "$tmp/rss"
+}
+
+rows=()
+
+# Adds the row of case `$1` on shape `$3` in mode `$2` (file, pipe or
+# none: see cpu_once): the shell codes `$4` (capout) and `$5` (the peer)
+# are timed `$runs` times each, alternating, after one untimed run of
+# each that takes capout's peak RSS; the best CPU times are compared with
+# goal `$6` (the most the ratio may be).
+row() {
+    local label=$1 mode=$2 shape=$3 ours=$4 theirs=$5 goal=$6 i a b best_a='' best_b='' rss
+    F=$data/$shape
+    rss=$(peak_rss "$mode" "$ours")
+    cpu_once "$mode" "$theirs" >/dev/null
+    for ((i = 0; i < runs; i++)); do
+        a=$(cpu_once "$mode" "$ours")
+        b=$(cpu_once "$mode" "$theirs")
+        best_a=$(printf '%s\n' "$a" ${best_a:+"$best_a"} | sort -g | head -n 1)
+        best_b=$(printf '%s\n' "$b" ${best_b:+"$best_b"} | sort -g | head -n 1)
+    done
+    rows+=("$(awk -v l="$label" -v s="$shape" -v a="$best_a" -v b="$best_b" -v g="$goal" -v m="$rss" 'BEGIN {
+        r = b > 0 ? a / b : 0
+        printf "| %-34s | %-6s | %9.1f | %9.1f | %5.2f | <= %-4s | %-3s | %7s |", l, s, a, b, r, g, \
+            sprintf("%.2f", r) + 0 <= g ? "yes" : "no", m
+    }')")
+    echo "  done: $label, $shape" >&2
+}
+
+plain=(ascii utf8 cjk short long source)
+rare_regex='conn?ection (reset|refused) by pe+r'
+rare_fixed='connection reset by peer'
+
+echo "timing, best of $runs alternating runs ..." >&2
+# The codes are shell code that row evaluates, hence single quotes.
+# shellcheck disable=SC2016
+{
+    for shape in ascii utf8 source; do
+        row '-m 50 -e REGEX, rare' file "$shape" '$C -m 50 -e "$rare_regex"' '"$rg" -c "$rare_regex"' 1.0
+    done
+    row '-m 50 -e REGEX, frequent' file short '$C -m 50 -e "[37]\$"' '"$rg" -c "[37]\$"' 1.0
+    for shape in ascii utf8 source; do
+        row '-m 50 -F STR, rare' file "$shape" '$C -m 50 -F -e "$rare_fixed"' '"$rg" -c -F "$rare_fixed"' 1.0
+    done
+    for shape in ascii short; do
+        row '--keep error -c 5000' file "$shape" '$C --keep error -c 5000' '"$rg" -c error' 1.1
+    done
+    for shape in "${plain[@]}"; do
+        row '--strip-ansi, plain text' file "$shape" '$C --strip-ansi' cat 1.5
+    done
+    row '--strip-ansi, ANSI build output' file ansi '$C --strip-ansi' cat 6
+    for shape in "${shapes[@]}"; do
+        row '--collapse-cr' file "$shape" '$C --collapse-cr' cat 2
+    done
+    for shape in "${shapes[@]}"; do
+        row 'pipe: --tail-lines 500' pipe "$shape" '$C --tail-lines 500' 'tail -n 500' 0.8
+    done
+    row '-c 5000 --json, full scan' file ascii '$C -c 5000 --json' cat 1.2
+    for shape in utf8 cjk; do
+        row '-c 5000 --json, full scan' file "$shape" '$C -c 5000 --json' cat 1.7
+    done
+    row "start-up, 1 KiB x $reps" none small \
+        'for ((i = 0; i < reps; i++)); do $C <"$data/small"; done' \
+        'for ((i = 0; i < reps; i++)); do tail -c 5000 <"$data/small"; done' 1.2
+}
+
+# --- report --------------------------------------------------------------
+
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+echo
+echo "capout $("$capout" --version | awk '{ print $2 }') (cargo build --release ${build_flags[*]}), $("$rg" --version | head -n 1)"
+echo "inputs of ${size_mib} MiB, $(nproc --all) CPUs (${cpu:-unknown CPU}), CPU time (user+sys), best of $runs runs, $((SECONDS - started)) s"
+echo "load average before: $load_before, after: $(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+echo
+echo "| case ('pipe:' reads 'cat file \|')  | shape  | capout ms |  peer ms  | ratio | goal    | met | RSS KiB |"
+echo "|------------------------------------|--------|-----------|-----------|-------|---------|-----|---------|"
+printf '%s\n' "${rows[@]}"
