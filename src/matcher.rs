@@ -256,6 +256,8 @@ pub struct LineSearch {
     overflow: bool,
     /// The line in progress, past the limit, matched.
     matching: bool,
+    /// Runs of lines are counted: `number` is right.
+    numbered: bool,
 }
 
 impl LineSearch {
@@ -271,6 +273,7 @@ impl LineSearch {
             held: Vec::new(),
             overflow: false,
             matching: false,
+            numbered: true,
         }
     }
 
@@ -280,8 +283,16 @@ impl LineSearch {
         LineSearch { limit, ..self }
     }
 
-    /// The number of the line in progress, and where it starts in the
-    /// stream.
+    /// Stops counting the lines between matches, for a caller that no
+    /// longer needs the numbers: those of the lines handed out from now
+    /// on are wrong, and counting every newline is most of the cost of a
+    /// search that finds much.
+    pub fn stop_numbering(&mut self) {
+        self.numbered = false;
+    }
+
+    /// The number of the line in progress (while numbered), and where it
+    /// starts in the stream.
     pub fn line_in_progress(&self) -> (u64, u64) {
         (self.number, self.start)
     }
@@ -422,8 +433,10 @@ impl LineSearch {
                 None => !body.is_empty(),
             };
             if hit {
-                self.number += bytecount::count(&lines[counted..line_start], b'\n') as u64;
-                counted = line_start;
+                if self.numbered {
+                    self.number += bytecount::count(&lines[counted..line_start], b'\n') as u64;
+                    counted = line_start;
+                }
                 f(Event::Line {
                     number: self.number,
                     bytes: line,
@@ -433,7 +446,9 @@ impl LineSearch {
             }
             at = line_end;
         }
-        self.number += bytecount::count(&lines[counted..], b'\n') as u64;
+        if self.numbered {
+            self.number += bytecount::count(&lines[counted..], b'\n') as u64;
+        }
         Ok(())
     }
 

@@ -165,6 +165,11 @@ impl Rescuer {
         self.search = search;
         if !self.aligned {
             self.lines.pass(capped);
+        } else if !piece.is_empty() && self.candidates >= self.max && !self.needs_numbers() {
+            // A piece that is not empty was the capped one itself: there is
+            // no line cap, so the rescuer stays aligned and needs no line
+            // numbers to place the lines.
+            self.search.stop_numbering();
         }
         self.before = *totals;
     }
@@ -245,6 +250,11 @@ impl Rescuer {
             Tail::Bytes(span) => (end, span, totals.bytes()),
         };
         self.window.insert(position, frontier.checked_sub(span).map_or(0, |p| p + 1));
+    }
+
+    /// Whether lines past the first `max` are placed by their numbers.
+    fn needs_numbers(&self) -> bool {
+        matches!(self.head, Head::Lines(_)) || matches!(self.tail, Tail::Lines(_))
     }
 
     fn after_head(&self, number: u64, start: u64) -> bool {
