@@ -217,6 +217,8 @@ pub enum Event<'a> {
         bytes: &'a [u8],
         /// Whether `bytes` is the whole line.
         whole: bool,
+        /// Where it starts, in bytes from the start of the stream.
+        start: u64,
     },
     /// More of a matching line too long to hold.
     Rest {
@@ -244,19 +246,35 @@ pub struct LineSearch {
     limit: usize,
     /// The number of the line the next byte belongs to.
     number: u64,
+    /// Where that line starts in the stream.
+    start: u64,
+    /// The bytes fed so far.
+    fed: u64,
     /// The start of the line in progress.
     held: Vec<u8>,
     /// The line in progress went past the limit: its rest streams through.
     overflow: bool,
     /// The line in progress, past the limit, matched.
     matching: bool,
+    /// Runs of lines are counted: `number` is right.
+    numbered: bool,
 }
 
 impl LineSearch {
     /// A search for the lines that `matcher` matches on their first
     /// `limit` bytes.
     pub fn new(matcher: Option<Matcher>, limit: usize) -> Self {
-        LineSearch { matcher, limit, number: 1, held: Vec::new(), overflow: false, matching: false }
+        LineSearch {
+            matcher,
+            limit,
+            number: 1,
+            start: 0,
+            fed: 0,
+            held: Vec::new(),
+            overflow: false,
+            matching: false,
+            numbered: true,
+        }
     }
 
     /// The same search on the first `limit` bytes of each line.
@@ -265,9 +283,25 @@ impl LineSearch {
         LineSearch { limit, ..self }
     }
 
+    /// Stops counting the lines between matches, for a caller that no
+    /// longer needs the numbers: those of the lines handed out from now
+    /// on are wrong, and counting every newline is most of the cost of a
+    /// search that finds much.
+    pub fn stop_numbering(&mut self) {
+        self.numbered = false;
+    }
+
+    /// The number of the line in progress (while numbered), and where it
+    /// starts in the stream.
+    pub fn line_in_progress(&self) -> (u64, u64) {
+        (self.number, self.start)
+    }
+
     /// Hands `f` the matching lines of `piece`, which begins and ends on
     /// character boundaries. Stops at the first error `f` returns.
     pub fn feed<E>(&mut self, piece: &[u8], mut f: impl FnMut(Event) -> Result<(), E>) -> Result<(), E> {
+        let base = self.fed;
+        self.fed += piece.len() as u64;
         let mut rest = piece;
         if !self.held.is_empty() || self.overflow {
             // The line left open completes first, on its own.
@@ -275,8 +309,10 @@ impl LineSearch {
             self.carry(&rest[..=i], &mut f)?;
             rest = &rest[i + 1..];
         }
+        let base = base + (piece.len() - rest.len()) as u64;
         let whole = memrchr(b'\n', rest).map_or(0, |i| i + 1);
-        self.lines(&rest[..whole], &mut f)?;
+        self.lines(&rest[..whole], base, &mut f)?;
+        self.start = base + whole as u64;
         if whole < rest.len() { self.carry(&rest[whole..], &mut f) } else { Ok(()) }
     }
 
@@ -289,18 +325,18 @@ impl LineSearch {
             return Ok(());
         }
         let held = std::mem::take(&mut self.held);
-        let number = self.number;
+        let (number, start) = (self.number, self.start);
         // Without a `\n`, a `\r` held at the end is content.
         let result = if held.len() > self.limit {
             let cut = cut_at(&held, &[], self.limit);
             if self.test(&held[..cut], false) {
-                f(Event::Line { number, bytes: &held[..cut], whole: false })
+                f(Event::Line { number, bytes: &held[..cut], whole: false, start })
                     .and_then(|()| f(Event::Rest { bytes: &held[cut..], ends: true }))
             } else {
                 Ok(())
             }
         } else if self.test(&held, true) {
-            f(Event::Line { number, bytes: &held, whole: true })
+            f(Event::Line { number, bytes: &held, whole: true, start })
         } else {
             Ok(())
         };
@@ -319,15 +355,21 @@ impl LineSearch {
         }
     }
 
-    /// Searches `lines`, whole lines that start the current one: runs of
-    /// lines within the limit all at once, a line past it on its own.
-    fn lines<E>(&mut self, lines: &[u8], f: &mut impl FnMut(Event) -> Result<(), E>) -> Result<(), E> {
+    /// Searches `lines`, whole lines that start the current one at `base`
+    /// in the stream: runs of lines within the limit all at once, a line
+    /// past it on its own.
+    fn lines<E>(
+        &mut self,
+        lines: &[u8],
+        base: u64,
+        f: &mut impl FnMut(Event) -> Result<(), E>,
+    ) -> Result<(), E> {
         let mut from = 0;
         while from < lines.len() {
             let (run_end, long_end) = self.short_run(lines, from);
-            self.search(&lines[..run_end], from, f)?;
+            self.search(&lines[..run_end], from, base, f)?;
             if run_end < lines.len() {
-                self.long_line(&lines[run_end..long_end], f)?;
+                self.long_line(&lines[run_end..long_end], base + run_end as u64, f)?;
             }
             from = long_end;
         }
@@ -359,11 +401,13 @@ impl LineSearch {
     }
 
     /// Searches `lines[from..]`, whole lines within the limit, the bytes
-    /// before `from` only context, and counts its lines.
+    /// before `from` only context, and counts its lines; `lines` starts at
+    /// `base` in the stream.
     fn search<E>(
         &mut self,
         lines: &[u8],
         from: usize,
+        base: u64,
         f: &mut impl FnMut(Event) -> Result<(), E>,
     ) -> Result<(), E> {
         // `number` is the number of the line that starts at `counted`.
@@ -389,25 +433,40 @@ impl LineSearch {
                 None => !body.is_empty(),
             };
             if hit {
-                self.number += bytecount::count(&lines[counted..line_start], b'\n') as u64;
-                counted = line_start;
-                f(Event::Line { number: self.number, bytes: line, whole: true })?;
+                if self.numbered {
+                    self.number += bytecount::count(&lines[counted..line_start], b'\n') as u64;
+                    counted = line_start;
+                }
+                f(Event::Line {
+                    number: self.number,
+                    bytes: line,
+                    whole: true,
+                    start: base + line_start as u64,
+                })?;
             }
             at = line_end;
         }
-        self.number += bytecount::count(&lines[counted..], b'\n') as u64;
+        if self.numbered {
+            self.number += bytecount::count(&lines[counted..], b'\n') as u64;
+        }
         Ok(())
     }
 
-    /// Matches one whole line longer than the limit on its first part.
-    fn long_line<E>(&mut self, line: &[u8], f: &mut impl FnMut(Event) -> Result<(), E>) -> Result<(), E> {
+    /// Matches one whole line longer than the limit, which starts at
+    /// `start` in the stream, on its first part.
+    fn long_line<E>(
+        &mut self,
+        line: &[u8],
+        start: u64,
+        f: &mut impl FnMut(Event) -> Result<(), E>,
+    ) -> Result<(), E> {
         let number = self.number;
         self.number += 1;
         let cut = cut_at(&[], line, self.limit);
         if !self.test(&line[..cut], false) {
             return Ok(());
         }
-        f(Event::Line { number, bytes: &line[..cut], whole: false })?;
+        f(Event::Line { number, bytes: &line[..cut], whole: false, start })?;
         f(Event::Rest { bytes: &line[cut..], ends: true })
     }
 
@@ -415,7 +474,7 @@ impl LineSearch {
     /// when they end in `\n`.
     fn carry<E>(&mut self, part: &[u8], f: &mut impl FnMut(Event) -> Result<(), E>) -> Result<(), E> {
         let ends = part.last() == Some(&b'\n');
-        let number = self.number;
+        let (number, start) = (self.number, self.start);
         if ends {
             self.number += 1;
         }
@@ -436,7 +495,7 @@ impl LineSearch {
         if body <= self.limit {
             if held.is_empty() && ends {
                 return if self.test(content(part), true) {
-                    f(Event::Line { number, bytes: part, whole: true })
+                    f(Event::Line { number, bytes: part, whole: true, start })
                 } else {
                     Ok(())
                 };
@@ -452,7 +511,7 @@ impl LineSearch {
             }
             let held = std::mem::take(&mut self.held);
             let result = if self.test(content(&held), true) {
-                f(Event::Line { number, bytes: &held, whole: true })
+                f(Event::Line { number, bytes: &held, whole: true, start })
             } else {
                 Ok(())
             };
@@ -470,7 +529,7 @@ impl LineSearch {
             held.extend_from_slice(&part[..take]);
             self.matching = self.test(&held, false);
             if self.matching {
-                f(Event::Line { number, bytes: &held, whole: false })
+                f(Event::Line { number, bytes: &held, whole: false, start })
                     .and_then(|()| f(Event::Rest { bytes: &part[take..], ends }))
             } else {
                 Ok(())
@@ -479,7 +538,7 @@ impl LineSearch {
             // Only a `\r` held past the limit, which turned out to be content.
             self.matching = self.test(&held[..cut], false);
             if self.matching {
-                f(Event::Line { number, bytes: &held[..cut], whole: false })
+                f(Event::Line { number, bytes: &held[..cut], whole: false, start })
                     .and_then(|()| f(Event::Rest { bytes: &held[cut..], ends: false }))
                     .and_then(|()| f(Event::Rest { bytes: part, ends }))
             } else {
@@ -525,7 +584,7 @@ mod tests {
         let mut lines = Vec::new();
         let mut take = |e: Event| {
             match e {
-                Event::Line { number, bytes, whole } => lines.push((number, bytes.to_vec(), whole)),
+                Event::Line { number, bytes, whole, .. } => lines.push((number, bytes.to_vec(), whole)),
                 Event::Rest { bytes, .. } => {
                     lines.last_mut().expect("a line first").1.extend_from_slice(bytes);
                 }
@@ -566,6 +625,32 @@ mod tests {
             );
             let mut search = LineSearch::new(Some(Matcher::new("d", false).unwrap()), 3);
             assert!(found(&mut search, pieces).is_empty(), "{pieces:?}");
+        }
+    }
+
+    #[test]
+    fn gives_where_each_line_starts_in_the_stream_at_every_split() {
+        let text = b"ab\nxbcdef\nb\r\nbbbbbb\n\nb";
+        // Line number and start of each line, and where the lines found end.
+        let starts = [(1, 0), (2, 3), (3, 10), (4, 13), (6, 21)];
+        for limit in [3, LINE_LIMIT] {
+            for first in 0..=text.len() {
+                for second in first..=text.len() {
+                    let mut search = LineSearch::new(Some(Matcher::new("b", false).unwrap()), limit);
+                    let mut got = Vec::new();
+                    let mut take = |e: Event| {
+                        if let Event::Line { number, start, .. } = e {
+                            got.push((number, start));
+                        }
+                        Ok::<(), ()>(())
+                    };
+                    for piece in [&text[..first], &text[first..second], &text[second..]] {
+                        search.feed(piece, &mut take).unwrap();
+                    }
+                    search.finish(&mut take).unwrap();
+                    assert_eq!(got, starts, "{limit} {first} {second}");
+                }
+            }
         }
     }
 

@@ -51,6 +51,8 @@ struct Held {
 struct Current {
     number: u64,
     start: u64,
+    /// Its bytes so far.
+    len: u64,
     /// `LINE:` and the line's first bytes, for one of the first `max`.
     text: Option<Vec<u8>>,
 }
@@ -80,7 +82,11 @@ pub struct Rescuer {
     tokens: crate::tokens::Estimator,
     /// The totals before the current piece.
     before: Totals,
-    /// Where line starts are, in the capped stream.
+    /// Every piece so far came with `capped` the piece itself (no line cap
+    /// rewrites lines before the cap): the search's offsets are those of
+    /// the capped stream, and `lines` is not kept.
+    aligned: bool,
+    /// Where line starts are, in the capped stream, once not `aligned`.
     lines: LineStarts,
     /// Matching lines after the head so far.
     candidates: u64,
@@ -114,6 +120,7 @@ impl Rescuer {
             head_end: None,
             tokens: crate::tokens::Estimator::default(),
             before: Totals::new(crate::count::Need::ALL),
+            aligned: true,
             lines: LineStarts::default(),
             candidates: 0,
             held: Vec::new(),
@@ -130,8 +137,16 @@ impl Rescuer {
 
     /// Takes the next piece of the stream: `piece` as the transforms left
     /// it, `capped` the same lines as the cap gets them (after a line cap;
-    /// the same bytes without one). `totals` counts `capped` up to its end.
+    /// `piece` itself without one: the same slice, not a copy). `totals`
+    /// counts `capped` up to its end.
     pub fn feed(&mut self, piece: &[u8], capped: &[u8], totals: &Totals) {
+        if self.aligned && !std::ptr::eq(piece, capped) {
+            // The streams were one up to here: the capped one's lines are
+            // found from the line in progress on.
+            self.aligned = false;
+            let (line, start) = self.search.line_in_progress();
+            self.lines = LineStarts { base: self.before.bytes(), cursor: 0, line, start };
+        }
         if let (Head::Units(h), None) = (self.head, self.head_end) {
             // Counted: a head of units with --keep counts them.
             let before = self.before.of(self.unit).unwrap_or(0);
@@ -148,7 +163,14 @@ impl Rescuer {
             Ok::<(), Infallible>(())
         });
         self.search = search;
-        self.lines.pass(capped);
+        if !self.aligned {
+            self.lines.pass(capped);
+        } else if !piece.is_empty() && self.candidates >= self.max && !self.needs_numbers() {
+            // A piece that is not empty was the capped one itself: there is
+            // no line cap, so the rescuer stays aligned and needs no line
+            // numbers to place the lines.
+            self.search.stop_numbering();
+        }
         self.before = *totals;
     }
 
@@ -182,19 +204,20 @@ impl Rescuer {
     /// piece of the capped stream, `at_end` says the input is over.
     fn take(&mut self, event: &Event, capped: &[u8], totals: &Totals, at_end: bool) {
         let (bytes, ends) = match *event {
-            Event::Line { number, bytes, whole } => {
-                let start = self.lines.start_of(number, capped);
+            Event::Line { number, bytes, whole, start } => {
+                let start = if self.aligned { start } else { self.lines.start_of(number, capped) };
                 if self.after_head(number, start) {
                     let text =
                         (self.candidates < self.max).then(|| notice::rescued_prefix(number).into_bytes());
                     self.candidates += 1;
-                    self.current = Some(Current { number, start, text });
+                    self.current = Some(Current { number, start, len: 0, text });
                 }
                 (bytes, whole)
             }
             Event::Rest { bytes, ends } => (bytes, ends),
         };
         let Some(current) = &mut self.current else { return };
+        current.len += bytes.len() as u64;
         if let Some(text) = &mut current.text {
             // Enough to tell whether the line is longer than the width.
             let room =
@@ -204,8 +227,14 @@ impl Rescuer {
         if !ends {
             return;
         }
-        let Some(Current { number, start, text }) = self.current.take() else { return };
-        let end = if at_end { totals.bytes() } else { self.lines.start_of(number + 1, capped) };
+        let Some(Current { number, start, len, text }) = self.current.take() else { return };
+        let end = if self.aligned {
+            start + len
+        } else if at_end {
+            totals.bytes()
+        } else {
+            self.lines.start_of(number + 1, capped)
+        };
         if let Some(mut text) = text {
             // The ending may have come in pieces; past the room it does not
             // matter, the line is longer than the width.
@@ -221,6 +250,11 @@ impl Rescuer {
             Tail::Bytes(span) => (end, span, totals.bytes()),
         };
         self.window.insert(position, frontier.checked_sub(span).map_or(0, |p| p + 1));
+    }
+
+    /// Whether lines past the first `max` are placed by their numbers.
+    fn needs_numbers(&self) -> bool {
+        matches!(self.head, Head::Lines(_)) || matches!(self.tail, Tail::Lines(_))
     }
 
     fn after_head(&self, number: u64, start: u64) -> bool {
@@ -380,6 +414,57 @@ mod tests {
         };
         assert!(widest as u64 <= span / 64 + 2, "{widest} words for a tail of {span}");
         (rescuer, totals)
+    }
+
+    /// The matching lines of `input` (pattern `a`, on their first `limit`
+    /// bytes) as the rescuer holds them, fed in pieces of 1 to 7 bytes
+    /// drawn from `seed`; `capped` a copy of each piece or the piece itself.
+    fn held_lines(input: &[u8], limit: usize, seed: u64, copy: bool) -> Vec<(u64, u64, u64)> {
+        let matcher = Matcher::new("a", false).expect("valid");
+        let mut rescuer =
+            Rescuer::new(matcher, "a".into(), u64::MAX, 5, Unit::Chars, Head::None, Tail::Bytes(1 << 20))
+                .with_line_limit(limit);
+        let mut totals = Totals::new(Need::ALL);
+        let (mut state, mut at) = (seed, 0);
+        while at < input.len() {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            let end = input.len().min(at + 1 + (state >> 33) as usize % 7);
+            let piece = &input[at..end];
+            totals.add(piece);
+            let copied = piece.to_vec();
+            rescuer.feed(piece, if copy { &copied } else { piece }, &totals);
+            at = end;
+        }
+        let mut search = std::mem::replace(&mut rescuer.search, LineSearch::new(None, 0));
+        let _ = search.finish(|event| {
+            rescuer.take(&event, &[], &totals, true);
+            Ok::<(), Infallible>(())
+        });
+        rescuer.held.iter().map(|h| (h.number, h.start, h.end)).collect()
+    }
+
+    /// Without a line cap the rescuer takes each line's place from the
+    /// search; with one it finds it in the capped stream: both give each
+    /// matching line's number, start and end, however the input is split.
+    #[test]
+    fn holds_each_matching_line_at_its_place_in_the_stream() {
+        let input = b"ab\r\nb\n\naaaaaaaaaa\nba\rb\n\nxxa\naaaaaaaaaaaa";
+        let mut want = Vec::new();
+        let mut start = 0;
+        for (i, line) in input.split_inclusive(|&b| b == b'\n').enumerate() {
+            let end = start + line.len() as u64;
+            if line.contains(&b'a') {
+                want.push((i as u64 + 1, start, end));
+            }
+            start = end;
+        }
+        for limit in [3, matcher::LINE_LIMIT] {
+            for seed in 0..50 {
+                for copy in [false, true] {
+                    assert_eq!(held_lines(input, limit, seed, copy), want, "{limit} {seed} {copy}");
+                }
+            }
+        }
     }
 
     #[test]
