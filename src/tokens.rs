@@ -1224,9 +1224,13 @@ pub fn boundaries(bytes: &[u8]) -> Vec<(usize, u64)> {
     out
 }
 
-/// Where the last `budget` tokens of `window` start: the smallest offset,
-/// at the start of a character, from which the estimate of the rest, on
-/// its own, is at most `budget`. Two passes over `window` find the piece
+/// Where the last `budget` tokens of `window` start: an offset at the
+/// start of a character from which the estimate of the rest, on its own,
+/// is at most `budget`, and from the character before which it is not.
+/// Where the estimate of a rest grows with each character taken in, as it
+/// nearly always does, that is the smallest such offset; a mark that joins
+/// the word after it can make a longer rest cost less, and then a longer
+/// rest further back may fit too. Two passes over `window` find the piece
 /// the cut falls in; a cut inside a piece (a word longer than the budget)
 /// is found by halving. For a tail cap, `window` is the ring of the last
 /// `budget × MAX_BYTES_PER_TOKEN + 4` bytes or more.
@@ -1274,6 +1278,20 @@ pub fn tail_start(window: &[u8], budget: u64) -> usize {
         } else {
             lo = mid;
         }
+    }
+    // A rest on its own can cost less than it did in context (a mark
+    // before a word joins the word), so the halving may stop short: take
+    // in the characters before the cut while the rest still fits, so that
+    // one more character never does.
+    while hi > 0 {
+        let mut before = hi - 1;
+        while before > 0 && !is_char_start(window, before) {
+            before -= 1;
+        }
+        if estimate_scaled(&window[before..]) > limit {
+            break;
+        }
+        hi = before;
     }
     hi
 }

@@ -126,7 +126,8 @@ proptest! {
     }
 
     /// A tail cap's cut: the rest fits, one more character before it does
-    /// not, and it falls at the start of a character.
+    /// not, and it falls at the start of a character; where each character
+    /// taken in makes the rest cost more, it is the first cut that fits.
     #[test]
     fn tail_cut(bytes in text(), budget in 0u64..40) {
         let start = tokens::tail_start(&bytes, budget);
@@ -136,6 +137,11 @@ proptest! {
         if start > 0 {
             let before = starts[starts.iter().position(|&s| s == start).unwrap() - 1];
             prop_assert!(tokens::estimate_scaled(&bytes[before..]) > budget * SCALE);
+        }
+        let rests: Vec<u64> = starts.iter().map(|&s| tokens::estimate_scaled(&bytes[s..])).collect();
+        if rests.windows(2).all(|w| w[0] >= w[1]) {
+            let first = starts.iter().zip(&rests).find(|(_, r)| **r <= budget * SCALE).map(|(s, _)| *s);
+            prop_assert_eq!(Some(start), first);
         }
     }
 }

@@ -325,11 +325,14 @@ pub fn model(input: &[u8], config: &Config) -> Vec<u8> {
                 (out, None, Some(Region { after_byte: end, before_byte: start, ..Region::ALL }))
             }
         }
-        // The estimate of a text is the unit here, taken as given; where
-        // the engine cuts (its ring, its two passes, its halving) is what
-        // is checked, against every possible cut tried in turn.
+        // The estimate of a text is the unit here, taken as given. The
+        // head's cut is checked against every possible cut tried in turn;
+        // the tail's is `tail_start` over the bytes the engine holds (the
+        // last N × 32 + 4 after the head), whose own rule tests/tokens.rs
+        // checks against every cut: what is checked here is the engine's
+        // ring, its pieces and its notices, for every split of the input.
         CapSpec::TailTokens(_) | CapSpec::HeadTokens(_) | CapSpec::HeadTailTokens(..) => {
-            use capout::tokens::estimate;
+            use capout::tokens::{MAX_BYTES_PER_TOKEN, estimate, tail_start};
             let cuts = token_cuts(input);
             let (head, tail) = match config.cap {
                 CapSpec::TailTokens(t) => (None, Some(t)),
@@ -344,7 +347,10 @@ pub fn model(input: &[u8], config: &Config) -> Vec<u8> {
             });
             let from = if head.is_some() { end } else { 0 };
             let start = tail.map_or(input.len(), |t| {
-                *cuts.iter().find(|&&s| s >= from && estimate(&input[s..]) <= t).unwrap_or(&input.len())
+                let held = usize::try_from(t.saturating_mul(MAX_BYTES_PER_TOKEN).saturating_add(4))
+                    .unwrap_or(usize::MAX);
+                let window = from.max(input.len().saturating_sub(held));
+                window + tail_start(&input[window..], t)
             });
             let (head_shown, tail_shown) = (estimate(&input[..end]), estimate(&input[start..]));
             match (head, tail) {
