@@ -347,9 +347,9 @@ pub fn model(input: &[u8], config: &Config) -> Vec<u8> {
             });
             let from = if head.is_some() { end } else { 0 };
             let start = tail.map_or(input.len(), |t| {
-                let held = usize::try_from(t.saturating_mul(MAX_BYTES_PER_TOKEN).saturating_add(4))
+                let ring = usize::try_from(t.saturating_mul(MAX_BYTES_PER_TOKEN).saturating_add(4))
                     .unwrap_or(usize::MAX);
-                let window = from.max(input.len().saturating_sub(held));
+                let window = from.max(input.len().saturating_sub(ring));
                 window + tail_start(&input[window..], t)
             });
             let (head_shown, tail_shown) = (estimate(&input[..end]), estimate(&input[start..]));
