@@ -303,8 +303,8 @@ mod tests {
     #[test]
     fn fused_counts_agree_with_from_utf8_lossy_at_every_block_edge() {
         // Pieces of every length around the 32- and 128-byte blocks, the
-        // 255-block groups and the 4 KiB blocks, with the first byte that is not ASCII, a
-        // newline and an invalid byte at every place.
+        // 255-block groups and the 4 KiB blocks, with the first byte that
+        // is not ASCII, a newline and an invalid byte at every place.
         let mut pieces: Vec<Vec<u8>> = CASES.iter().map(|c| c.to_vec()).collect();
         for len in [
             0usize,
