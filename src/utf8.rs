@@ -110,48 +110,60 @@ fn ascii_prefix(bytes: &[u8]) -> usize {
     done + tail.iter().take_while(|b| b.is_ascii()).count()
 }
 
-/// The `\n` bytes and the continuation bytes of `bytes`, in one pass that
-/// the compiler vectorises: byte lanes count up to 255 blocks, then are
-/// summed.
-fn newlines_and_continuations(bytes: &[u8]) -> (u64, u64) {
+/// The `\n` bytes of `bytes`, and whether any byte is not ASCII, in one
+/// pass that the compiler vectorises: byte lanes count up to 255 blocks,
+/// then are summed, and the high bits are gathered by OR.
+fn newlines_and_high_bit(bytes: &[u8]) -> (u64, bool) {
     const LANES: usize = 32;
     let (blocks, tail) = bytes.as_chunks::<LANES>();
-    let (mut newlines, mut continuations) = (0u64, 0u64);
+    let mut newlines = 0u64;
+    let mut high = [0u8; LANES];
     for group in blocks.chunks(255) {
-        let (mut nl, mut cont) = ([0u8; LANES], [0u8; LANES]);
+        let mut nl = [0u8; LANES];
         for block in group {
             for i in 0..LANES {
                 nl[i] += u8::from(block[i] == b'\n');
-                cont[i] += u8::from(is_continuation(block[i]));
+                high[i] |= block[i];
             }
         }
         newlines += nl.iter().map(|&n| u64::from(n)).sum::<u64>();
-        continuations += cont.iter().map(|&n| u64::from(n)).sum::<u64>();
     }
+    let mut any = high.iter().fold(0, |acc, &b| acc | b);
     for &b in tail {
         newlines += u64::from(b == b'\n');
-        continuations += u64::from(is_continuation(b));
+        any |= b;
     }
-    (newlines, continuations)
+    (newlines, !any.is_ascii())
 }
 
 /// The `\n` bytes and the characters of `bytes`, which begins on a
-/// character boundary, in as few passes as the text allows: an ASCII
-/// start is one character a byte and only its newlines are counted; the
-/// rest is validated (with SIMD) and, when valid, counted in one pass as
-/// its length less its continuation bytes.
+/// character boundary, in as few passes as the text allows. ASCII blocks
+/// of 4 KiB are one character a byte: one pass counts their newlines and
+/// finds whether they are ASCII. From the first block that is not, the
+/// rest is validated (with SIMD) and, when valid, its newlines and its
+/// characters (its bytes that are not continuation bytes) are counted by
+/// the vectorised counters.
 pub fn count_newlines_and_chars(bytes: &[u8]) -> (u64, u64) {
-    let ascii = ascii_prefix(bytes);
-    let (head, rest) = bytes.split_at(ascii);
-    let newlines = bytecount::count(head, b'\n') as u64;
+    const BLOCK: usize = 4096;
+    let mut newlines = 0;
+    let mut ascii = 0;
+    for block in bytes.chunks(BLOCK) {
+        let (nl, high) = newlines_and_high_bit(block);
+        if high {
+            break;
+        }
+        newlines += nl;
+        ascii += block.len();
+    }
+    let rest = &bytes[ascii..];
     if rest.is_empty() {
         return (newlines, ascii as u64);
     }
+    newlines += bytecount::count(rest, b'\n') as u64;
     if simdutf8::basic::from_utf8(rest).is_ok() {
-        let (nl, continuations) = newlines_and_continuations(rest);
-        return (newlines + nl, bytes.len() as u64 - continuations);
+        return (newlines, ascii as u64 + count_leads(rest));
     }
-    (newlines + bytecount::count(rest, b'\n') as u64, ascii as u64 + count_chars_decoding(rest))
+    (newlines, ascii as u64 + count_chars_decoding(rest))
 }
 
 /// The characters of `bytes`, which begins on a character boundary, as
@@ -290,9 +302,9 @@ mod tests {
 
     #[test]
     fn fused_counts_agree_with_from_utf8_lossy_at_every_block_edge() {
-        // Pieces of every length around the 32- and 64-byte blocks and the
-        // 255-block groups, with the first byte that is not ASCII, a
-        // newline and an invalid byte at every place.
+        // Pieces of every length around the 32- and 128-byte blocks, the
+        // 255-block groups and the 4 KiB blocks, with the first byte that
+        // is not ASCII, a newline and an invalid byte at every place.
         let mut pieces: Vec<Vec<u8>> = CASES.iter().map(|c| c.to_vec()).collect();
         for len in [
             0usize,
@@ -312,8 +324,15 @@ mod tests {
             255 * 32 - 1,
             255 * 32,
             255 * 32 + 33,
+            4095,
+            4096,
+            4097,
+            8191,
+            8192,
+            8193,
         ] {
-            for at in [0, 1, 31, 32, 63, 64, 127, 128, 129, len / 2, len.saturating_sub(1)] {
+            for at in [0, 1, 31, 32, 63, 64, 127, 128, 129, 4095, 4096, 4097, len / 2, len.saturating_sub(1)]
+            {
                 for insert in [&b"\n"[..], "\u{e9}".as_bytes(), "\u{65e5}".as_bytes(), b"\xff", b"\xe2\x82"] {
                     let mut piece = vec![b'a'; len];
                     let at = at.min(len);
