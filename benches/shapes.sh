@@ -14,8 +14,7 @@
 #                       <target>/bench-shapes); an input of the right size
 #                       is reused, so a second run skips generating
 #   CAPOUT_BENCH_BUILD  cargo flags of the build that is timed (default
-#                       --no-default-features: the filter without the MCP
-#                       server, whose code only adds to start-up and RSS)
+#                       none: the release build that is shipped)
 #
 # The figure is CPU time, user + system, of the measured process alone
 # (for a pipe, the reader: `cat` writes the same bytes for both sides), as
@@ -36,7 +35,7 @@ set -euo pipefail
 size_mib=${1:-${CAPOUT_BENCH_MIB:-512}}
 runs=${CAPOUT_BENCH_RUNS:-3}
 reps=${CAPOUT_BENCH_REPS:-300}
-read -r -a build_flags <<<"${CAPOUT_BENCH_BUILD---no-default-features}"
+read -r -a build_flags <<<"${CAPOUT_BENCH_BUILD-}"
 
 if [[ ! $size_mib =~ ^[1-9][0-9]*$ ]]; then
     echo "shapes.sh: size must be a whole number of MiB, not '$size_mib'" >&2

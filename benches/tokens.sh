@@ -44,14 +44,14 @@ if [[ -n ${CAPOUT_BIN:-} ]]; then
     capout=$CAPOUT_BIN
     exact=$CAPOUT_BIN
 else
-    echo "building capout (--release --no-default-features) ..." >&2
-    cargo build --release --quiet --no-default-features --manifest-path "$root/Cargo.toml"
+    echo "building capout (--release) ..." >&2
+    cargo build --release --quiet --manifest-path "$root/Cargo.toml"
     capout=$tmp/capout
     cp "$target_dir/release/capout" "$capout"
     exact=
     if [[ ${CAPOUT_BENCH_EXACT:-1} != 0 ]]; then
-        echo "building capout (--release --no-default-features --features exact-tokens) ..." >&2
-        cargo build --release --quiet --no-default-features --features exact-tokens \
+        echo "building capout (--release --features exact-tokens) ..." >&2
+        cargo build --release --quiet --features exact-tokens \
             --manifest-path "$root/Cargo.toml"
         exact=$tmp/capout-exact
         cp "$target_dir/release/capout" "$exact"
