@@ -14,7 +14,7 @@ use memchr::{memchr, memrchr};
 use regex::bytes::{Regex, RegexBuilder};
 use regex_automata::meta;
 use regex_automata::util::syntax;
-use regex_syntax::hir::{Capture, Hir, HirKind, Look, LookSet, Repetition};
+use regex_syntax::hir::{Capture, Class, Hir, HirKind, Look, LookSet, Repetition};
 
 use crate::utf8;
 
@@ -41,8 +41,10 @@ pub struct Matcher {
 enum Search {
     /// As the line pattern.
     Line,
-    /// As this regex: the line regex with other anchors.
-    Buffer(meta::Regex),
+    /// As this regex: the line regex with other anchors. With `ends`,
+    /// the pattern never matches a `\n`, so the end of a match tells its
+    /// line and the search looks for ends alone.
+    Buffer { regex: meta::Regex, ends: bool },
     /// Not at all: every line is matched on its own.
     EachLine,
 }
@@ -102,14 +104,22 @@ impl Matcher {
     }
 
     /// The first match in `haystack` that starts at or after `from`, as
-    /// its start and end: a match of the pattern run over the whole
+    /// its start and end (for a pattern that never matches a `\n`, the
+    /// first end of any such match, as both): a match of the pattern run over the whole
     /// haystack, whose lines it may cross. Every line from `from` on whose
     /// content holds a match (its ending apart) holds the start of such a
     /// match or follows one, so no matching line is missed; a match found
     /// this way may still be false for the line alone ([`Matcher::confirms`]).
     fn find(&self, haystack: &[u8], from: usize) -> Option<(usize, usize)> {
         match (&self.search, &self.line) {
-            (Search::Buffer(regex), _) => {
+            (Search::Buffer { regex, ends: true }, _) => {
+                // The first end of any match: its start lies on its line,
+                // as no match holds a `\n`.
+                let input = regex_automata::Input::new(haystack).range(from..).earliest(true);
+                let end = regex.search_half(&input)?.offset();
+                Some((end, end))
+            }
+            (Search::Buffer { regex, ends: false }, _) => {
                 let m = regex.find(regex_automata::Input::new(haystack).range(from..))?;
                 Some((m.start(), m.end()))
             }
@@ -170,8 +180,28 @@ fn buffer_search(pattern: &str, ignore_case: bool) -> (Search, bool) {
         .build_from_hir(&hir);
     // Without it every line is matched on its own: correct, and slower.
     match regex {
-        Ok(regex) => (Search::Buffer(regex), hir.properties().look_set().contains_anchor_crlf()),
+        Ok(regex) => {
+            let ends = !matches_newline(&hir);
+            (Search::Buffer { regex, ends }, hir.properties().look_set().contains_anchor_crlf())
+        }
         Err(_) => (Search::EachLine, true),
+    }
+}
+
+/// Whether some match of `hir` may hold a `\n`.
+fn matches_newline(hir: &Hir) -> bool {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => false,
+        HirKind::Literal(literal) => literal.0.contains(&b'\n'),
+        HirKind::Class(Class::Unicode(class)) => {
+            class.ranges().iter().any(|r| r.start() <= '\n' && '\n' <= r.end())
+        }
+        HirKind::Class(Class::Bytes(class)) => {
+            class.ranges().iter().any(|r| r.start() <= b'\n' && b'\n' <= r.end())
+        }
+        HirKind::Repetition(rep) => matches_newline(&rep.sub),
+        HirKind::Capture(capture) => matches_newline(&capture.sub),
+        HirKind::Concat(subs) | HirKind::Alternation(subs) => subs.iter().any(matches_newline),
     }
 }
 

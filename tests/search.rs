@@ -233,6 +233,48 @@ fn max_matches_finds_the_lines_that_regex_matches_line_by_line() {
     }
 }
 
+/// Past its cap `-m` only counts the lines that match (it no longer
+/// numbers them): the total in its notice is still the model's.
+#[test]
+fn max_matches_counts_the_lines_past_its_cap_that_regex_matches() {
+    let mut rng = Rng::new(0x00c0_07ed);
+    for case in 0..3000 {
+        // Many lines, so that the count runs on through later reads.
+        let input: Vec<u8> = (0..2).flat_map(|_| random_input(&mut rng)).collect();
+        let text = REGEXES[rng.below(REGEXES.len() as u64) as usize];
+        let ignore_case = rng.below(3) == 0;
+        let cap = 1 + rng.below(3);
+        let naive = RegexBuilder::new(text).case_insensitive(ignore_case).build().expect("valid");
+        let found = model(&input, &naive, capout::Limits::default().pattern_line);
+        let shown = found.len().min(cap as usize);
+        let mut want = numbered(&input, &found[..shown]);
+        if found.is_empty() {
+            want = b"No matches found.\n".to_vec();
+        } else if found.len() > shown {
+            want.extend_from_slice(format!("... ({} total, showing first {cap})\n", found.len()).as_bytes());
+        }
+        let config = Config {
+            cap: CapSpec::MaxMatches(cap),
+            pattern: Some(Pattern { text: text.into(), fixed: false }),
+            ignore_case,
+            line_numbers: true,
+            max_line: None,
+            ..Config::default()
+        };
+        for sizes in [random_sizes(&mut rng), random_sizes(&mut rng)] {
+            let got = run(&input, &config, &sizes);
+            assert!(
+                got == want,
+                "case {case}: {text:?} -i {ignore_case} -m {cap}, reads {sizes:?}\n\
+                 input: {:?}\nwant: {:?}\ngot:  {:?}",
+                String::from_utf8_lossy(&input),
+                String::from_utf8_lossy(&want),
+                String::from_utf8_lossy(&got),
+            );
+        }
+    }
+}
+
 #[test]
 fn keep_rescues_the_lines_that_regex_matches_line_by_line() {
     let mut rng = Rng::new(0x6ee9);

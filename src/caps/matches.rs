@@ -55,7 +55,14 @@ fn take(
 impl Cap for Matches {
     fn feed(&mut self, piece: &[u8], _totals: &Totals, out: &mut Output) -> io::Result<()> {
         let Matches { limit, search, shaper, count, number } = self;
-        search.feed(piece, |event| take(count, number, *limit, shaper, &event, out))
+        search.feed(piece, |event| take(count, number, *limit, shaper, &event, out))?;
+        if *count > *limit {
+            // Past the cap lines are only counted: their numbers are not
+            // needed, and counting newlines is most of the cost of a
+            // pattern that matches often.
+            search.stop_numbering();
+        }
+        Ok(())
     }
 
     fn finish(&mut self, _totals: &Totals, out: &mut Output) -> io::Result<Outcome> {
