@@ -414,31 +414,26 @@ mod exact_cuts {
 
     #[test]
     fn exact_caps_from_the_command_line() {
-        for name in ["o200k", "cl100k"] {
-            let out = assert_cmd::Command::cargo_bin("capout")
+        // capout's stdout for `args` on one short line.
+        let run = |args: &[&str]| {
+            assert_cmd::Command::cargo_bin("capout")
                 .expect("the binary is built")
-                .args(["--tail-tokens", "3", "--tokenizer", name, "--json"])
+                .args(args)
                 .env_remove("CAPOUT_OPTS")
                 .write_stdin("hello world foo bar baz\n")
                 .assert()
                 .success()
                 .get_output()
                 .stdout
-                .clone();
+                .clone()
+        };
+        for name in ["o200k", "cl100k"] {
+            let out = run(&["--tail-tokens", "3", "--tokenizer", name, "--json"]);
             let object: serde_json::Value = serde_json::from_slice(&out).expect("one JSON object");
             assert_eq!(object["output"], " bar baz\n");
             assert_eq!(object["notice"], "... (truncated, showing last 3 tokens)");
             assert_eq!((&object["tokenizer"], &object["total_tokens"]), (&name.into(), &6.into()));
-            let out = assert_cmd::Command::cargo_bin("capout")
-                .expect("the binary is built")
-                .args(["--head-tokens", "2", "--tail-tokens", "2", "--tokenizer", name])
-                .env_remove("CAPOUT_OPTS")
-                .write_stdin("hello world foo bar baz\n")
-                .assert()
-                .success()
-                .get_output()
-                .stdout
-                .clone();
+            let out = run(&["--head-tokens", "2", "--tail-tokens", "2", "--tokenizer", name]);
             assert_eq!(
                 String::from_utf8_lossy(&out),
                 "hello wor\n... (truncated, omitted 2 tokens) ...\n baz\n"
