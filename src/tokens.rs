@@ -49,7 +49,10 @@
 //! - **Bounded bytes per token:** no piece costs less than one token per
 //!   [`MAX_BYTES_PER_TOKEN`] bytes, so the last N estimated tokens lie in the
 //!   last `N × MAX_BYTES_PER_TOKEN + 4` bytes: a tail cap keeps a ring of
-//!   that size and calls [`tail_start`] on it at the end.
+//!   that size and calls [`tail_cut`] on it at the end. Text nearly always
+//!   takes far fewer bytes a token, so [`tail_cut`] looks in the last
+//!   `N × NEAR_BYTES_PER_TOKEN` bytes first, and a file's tail cap reads
+//!   no more than those when they hold more than N tokens.
 //!
 //! # Speed
 //!
@@ -79,6 +82,11 @@ pub const SCALE: u64 = 1000;
 
 /// No piece costs less than one token per this many bytes.
 pub const MAX_BYTES_PER_TOKEN: u64 = 32;
+
+/// The bytes a token that [`tail_cut`] looks in first: more than text of
+/// any common kind takes (logs about 3, prose and source 4 to 5, CJK
+/// fewer), so the last N tokens are nearly always found there.
+pub const NEAR_BYTES_PER_TOKEN: u64 = 8;
 
 /// Classes of ASCII bytes, and of the first byte of a non-ASCII character.
 const LOWER: u8 = 0;
@@ -1242,21 +1250,50 @@ pub fn tail_start(window: &[u8], budget: u64) -> usize {
     if total <= limit {
         return 0;
     }
-    // The first boundary whose rest fits, and the one before it.
+    // The first boundary whose rest fits, the one before it, and the
+    // boundaries around them, whose costs give the estimate of a rest
+    // that starts in between (`rest_scaled`).
     let (mut lo, mut hi) = (0, window.len());
     let mut found = false;
+    let mut known: Vec<(usize, u64)> = Vec::new();
+    let mut after = 0;
     let mut second = Estimator::default();
-    second.run(window, &mut |at: u64, cost: u64| {
-        if found {
-            return;
+    // In blocks, so as to stop a little past the boundary found.
+    for block in window.chunks(4096) {
+        second.run(block, &mut |at: u64, cost: u64| {
+            let at = at as usize;
+            match known.last_mut() {
+                Some(last) if last.0 == at => last.1 = cost,
+                _ if found => {
+                    known.push((at, cost));
+                    after += 1;
+                }
+                _ => {
+                    if known.len() == KNOWN_BEFORE {
+                        known.remove(0);
+                    }
+                    known.push((at, cost));
+                }
+            }
+            if found {
+                return;
+            }
+            if total - cost <= limit {
+                hi = at;
+                found = true;
+            } else {
+                lo = at;
+            }
+        });
+        if found && after > KNOWN_AFTER {
+            break;
         }
-        if total - cost <= limit {
-            hi = at as usize;
-            found = true;
-        } else {
-            lo = at as usize;
-        }
-    });
+    }
+    // The last one told may still change its cost.
+    if !found || after > KNOWN_AFTER {
+        known.pop();
+    }
+    let rest_fits = |at: usize| rest_scaled(window, at, &known, total) <= limit;
     // `lo` is too much, `hi` fits: halve between them.
     while hi - lo > 1 {
         let half = lo + (hi - lo) / 2;
@@ -1273,7 +1310,7 @@ pub fn tail_start(window: &[u8], budget: u64) -> usize {
                 break;
             }
         }
-        if estimate_scaled(&window[mid..]) <= limit {
+        if rest_fits(mid) {
             hi = mid;
         } else {
             lo = mid;
@@ -1288,12 +1325,70 @@ pub fn tail_start(window: &[u8], budget: u64) -> usize {
         while before > 0 && !is_char_start(window, before) {
             before -= 1;
         }
-        if estimate_scaled(&window[before..]) > limit {
+        if !rest_fits(before) {
             break;
         }
         hi = before;
     }
     hi
+}
+
+/// Where a tail cap of `budget` tokens cuts the input whose last bytes are
+/// `ring` (its last `budget × MAX_BYTES_PER_TOKEN + 4` bytes, or all of
+/// it): at [`tail_start`] of its last `budget × NEAR_BYTES_PER_TOKEN`
+/// bytes when their estimate is more than `budget`, and of the whole ring
+/// otherwise. Either way the rest fits and one more character does not;
+/// the cut depends only on the input's last bytes, so a file read from
+/// near its end gives the cut a pipe gives.
+pub fn tail_cut(ring: &[u8], budget: u64) -> usize {
+    let near = usize::try_from(budget.saturating_mul(NEAR_BYTES_PER_TOKEN)).unwrap_or(usize::MAX);
+    if ring.len() > near {
+        let from = ring.len() - near;
+        // Zero only when the whole near window fits.
+        let start = tail_start(&ring[from..], budget);
+        if start > 0 {
+            return from + start;
+        }
+    }
+    tail_start(ring, budget)
+}
+
+/// Piece boundaries [`tail_start`] keeps before the one its cut falls
+/// after, and after it.
+const KNOWN_BEFORE: usize = 8;
+const KNOWN_AFTER: usize = 32;
+
+/// The estimate of `window[from..]` on its own, in thousandths of a token,
+/// given `total`, the estimate of all of `window`, and `known`, some of its
+/// piece boundaries with the cost of the pieces before each (ascending,
+/// each cost final). The pieces of the rest, read on their own, soon start
+/// where a piece of the whole starts; from there on they are the pieces of
+/// the whole, which cost `total` less what came before. So only the first
+/// few pieces are read, unless none meets a known boundary.
+fn rest_scaled(window: &[u8], from: usize, known: &[(usize, u64)], total: u64) -> u64 {
+    let mut e = Estimator::default();
+    // The last boundary told, which a later one makes final.
+    let mut told: Option<(usize, u64)> = None;
+    let mut met = None;
+    for block in window[from..].chunks(64) {
+        e.run(block, &mut |at: u64, cost: u64| {
+            let at = from + at as usize;
+            if met.is_some() {
+                return;
+            }
+            if let Some((last, before)) = told.filter(|&(last, _)| last != at)
+                && let Ok(i) = known.binary_search_by_key(&last, |&(k, _)| k)
+            {
+                met = Some(before + (total - known[i].1));
+                return;
+            }
+            told = Some((at, cost));
+        });
+        if let Some(met) = met {
+            return met;
+        }
+    }
+    e.total_scaled()
 }
 
 /// Whether a character starts at `bytes[at]`, as the estimator reads

@@ -879,6 +879,20 @@ mod differential {
             prop_assert_eq!(new.total_scaled(), model.total_scaled());
         }
 
+        /// The estimate of a rest taken from the boundaries of the whole
+        /// where the rest's own pieces meet them, as `tail_start` takes
+        /// it, is the estimate of the rest on its own.
+        #[test]
+        fn rest_from_known_boundaries(bytes in text(), from in any::<prop::sample::Index>(), keep in 0usize..40) {
+            use super::super::{boundaries, estimate_scaled, rest_scaled};
+            let from = from.index(bytes.len() + 1);
+            let total = estimate_scaled(&bytes);
+            // Some of the boundaries after `from`, or none.
+            let known: Vec<(usize, u64)> =
+                boundaries(&bytes).into_iter().filter(|&(at, _)| at >= from).take(keep).collect();
+            prop_assert_eq!(rest_scaled(&bytes, from, &known, total), estimate_scaled(&bytes[from..]));
+        }
+
         /// A head cap's cut, read by read.
         #[test]
         fn same_head_cuts(
