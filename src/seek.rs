@@ -7,8 +7,8 @@ use std::os::unix::fs::{FileExt, MetadataExt};
 
 use memchr::memrchr_iter;
 
-use capout::tokens::MAX_BYTES_PER_TOKEN;
-use capout::{CapSpec, Config};
+use capout::tokens::{Estimator, MAX_BYTES_PER_TOKEN, NEAR_BYTES_PER_TOKEN, SCALE};
+use capout::{CapSpec, Config, Tokenizer};
 
 /// How much is read at a time while looking backwards for lines.
 const BLOCK: u64 = 64 * 1024;
@@ -47,9 +47,19 @@ pub fn skip_to_tail(file: &mut File, config: &Config) -> io::Result<()> {
     let target = match config.cap {
         // One unit more than the cap can take, so the cut shows.
         CapSpec::TailChars(n) => end.saturating_sub(config.unit.max_bytes(n).saturating_add(4)),
-        // The ring of a token cap, which holds more than its N tokens,
+        // The part of the ring a token cap cuts in (`tokens::tail_cut`),
         // and a byte more so the cut shows.
-        CapSpec::TailTokens(n) => end.saturating_sub(n.saturating_mul(MAX_BYTES_PER_TOKEN).saturating_add(5)),
+        CapSpec::TailTokens(n) => {
+            let near = n.saturating_mul(NEAR_BYTES_PER_TOKEN);
+            if config.tokenizer == Tokenizer::Estimate
+                && near < end - start
+                && more_tokens_than(file, end - near, end, n)?
+            {
+                end - near - 1
+            } else {
+                end.saturating_sub(n.saturating_mul(MAX_BYTES_PER_TOKEN).saturating_add(5))
+            }
+        }
         // From the `\n` before the last `n` lines: an empty line more than
         // the cap keeps.
         CapSpec::TailLines(n) => last_lines_start(file, start, end, n)?.saturating_sub(1),
@@ -59,6 +69,27 @@ pub fn skip_to_tail(file: &mut File, config: &Config) -> io::Result<()> {
         file.seek(SeekFrom::Start(target))?;
     }
     Ok(())
+}
+
+/// Whether the estimate of `file[from..end]` is more than `budget` tokens,
+/// read a block at a time from `from` until it is: an estimate never
+/// shrinks as text is added at its end.
+fn more_tokens_than(file: &File, from: u64, end: u64, budget: u64) -> io::Result<bool> {
+    const LOOK: u64 = 4096;
+    let limit = budget.saturating_mul(SCALE);
+    let mut buf = vec![0; LOOK.min(end - from) as usize];
+    let mut estimator = Estimator::default();
+    let mut pos = from;
+    while pos < end {
+        let block = &mut buf[..LOOK.min(end - pos) as usize];
+        file.read_exact_at(block, pos)?;
+        estimator.feed(block);
+        pos += block.len() as u64;
+        if estimator.total_scaled() > limit {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// The offset where the last `lines` lines of `file[start..end]` begin,

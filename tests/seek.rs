@@ -61,6 +61,41 @@ fn a_file_gives_the_same_output_as_a_pipe() {
     }
 }
 
+/// A token tail cap from a file reads the last `N × 8` bytes when they
+/// hold more than N tokens, and its whole ring otherwise: text of many
+/// bytes a token (runs of blanks), dense text, and each after the other
+/// give what a pipe gives, cut or whole.
+#[test]
+fn a_token_tail_of_any_density_gives_the_same_output_as_a_pipe() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let dense = "ab, cd 12; ".repeat(400);
+    let blanks = format!("x{}\n", " ".repeat(120)).repeat(60);
+    for (case, input) in [
+        dense.clone(),
+        blanks.clone(),
+        format!("{dense}{blanks}"),
+        format!("{blanks}{dense}"),
+        format!("{dense}{}", &blanks[..300]),
+        format!("{blanks}{}", &dense[..50]),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let path = dir.path().join(format!("{case}.txt"));
+        std::fs::write(&path, input).expect("written");
+        for n in ["1", "3", "40", "200", "5000"] {
+            let args = ["--tail-tokens", n];
+            let want = capout_on_pipe(&args, input.as_bytes());
+            let file = std::fs::File::open(&path).expect("opened");
+            assert_eq!(capout_on_file(&args, file), want, "case {case}, capout {args:?}");
+            if n != "5000" {
+                let notice = format!("... (truncated, showing last {n} tokens)\n");
+                assert!(want.ends_with(notice.as_bytes()), "case {case}, {n}: cut");
+            }
+        }
+    }
+}
+
 /// A sparse file of one TiB with a few lines at its end: read whole, it
 /// would take many minutes; read from its end, it takes no time.
 fn sparse_terabyte(dir: &std::path::Path) -> std::fs::File {

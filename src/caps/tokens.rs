@@ -4,7 +4,7 @@
 //!
 //! A tail cap keeps a ring of the last `N × MAX_BYTES_PER_TOKEN + 4`
 //! bytes, which hold the last N estimated tokens, and cuts in it once, at
-//! the end. An exact tail cap keeps the same ring and cuts in it by halving
+//! the end ([`tokens::tail_cut`]). An exact tail cap keeps the same ring and cuts in it by halving
 //! over its character boundaries, tokenizing only the candidate tails,
 //! never the whole input. A head cap with the estimator writes as the
 //! input arrives and stops where the estimate first passes N; an exact
@@ -65,12 +65,12 @@ fn middle(bytes: &[u8], lo: usize, hi: usize) -> Option<usize> {
 }
 
 /// Where the last `n` tokens of `window` start: an offset on a character
-/// boundary from which the rest, on its own, has at most `n` tokens. With
-/// the estimator it is the smallest such offset; with an exact tokenizer,
-/// found by halving, it is one whose character before does not fit.
+/// boundary from which the rest, on its own, has at most `n` tokens, and
+/// from the character before which it has more: with the estimator, that
+/// of [`tokens::tail_cut`]; with an exact tokenizer, found by halving.
 pub fn last_start(tokenizer: Tokenizer, window: &[u8], n: u64) -> usize {
     if tokenizer == Tokenizer::Estimate {
-        return tokens::tail_start(window, n);
+        return tokens::tail_cut(window, n);
     }
     let fits = |at: usize| count(tokenizer, &window[at..]) <= n;
     if fits(0) {

@@ -327,12 +327,12 @@ pub fn model(input: &[u8], config: &Config) -> Vec<u8> {
         }
         // The estimate of a text is the unit here, taken as given. The
         // head's cut is checked against every possible cut tried in turn;
-        // the tail's is `tail_start` over the bytes the engine holds (the
+        // the tail's is `tail_cut` over the bytes the engine holds (the
         // last N × 32 + 4 after the head), whose own rule tests/tokens.rs
         // checks against every cut: what is checked here is the engine's
         // ring, its pieces and its notices, for every split of the input.
         CapSpec::TailTokens(_) | CapSpec::HeadTokens(_) | CapSpec::HeadTailTokens(..) => {
-            use capout::tokens::{MAX_BYTES_PER_TOKEN, estimate, tail_start};
+            use capout::tokens::{MAX_BYTES_PER_TOKEN, estimate, tail_cut};
             let cuts = token_cuts(input);
             let (head, tail) = match config.cap {
                 CapSpec::TailTokens(t) => (None, Some(t)),
@@ -350,7 +350,7 @@ pub fn model(input: &[u8], config: &Config) -> Vec<u8> {
                 let ring = usize::try_from(t.saturating_mul(MAX_BYTES_PER_TOKEN).saturating_add(4))
                     .unwrap_or(usize::MAX);
                 let window = from.max(input.len().saturating_sub(ring));
-                window + tail_start(&input[window..], t)
+                window + tail_cut(&input[window..], t)
             });
             let (head_shown, tail_shown) = (estimate(&input[..end]), estimate(&input[start..]));
             match (head, tail) {
