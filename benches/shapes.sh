@@ -15,6 +15,10 @@
 #                       is reused, so a second run skips generating
 #   CAPOUT_BENCH_BUILD  cargo flags of the build that is timed (default
 #                       none: the release build that is shipped)
+#   CAPOUT_BENCH_ONLY   an extended regular expression: only the rows
+#                       whose case and shape ("--collapse-cr ansi") it
+#                       matches are timed, and only their inputs made
+#                       (default: every row)
 #
 # The figure is CPU time, user + system, of the measured process alone
 # (for a pipe, the reader: `cat` writes the same bytes for both sides), as
@@ -35,6 +39,7 @@ set -euo pipefail
 size_mib=${1:-${CAPOUT_BENCH_MIB:-512}}
 runs=${CAPOUT_BENCH_RUNS:-3}
 reps=${CAPOUT_BENCH_REPS:-300}
+only=${CAPOUT_BENCH_ONLY-}
 read -r -a build_flags <<<"${CAPOUT_BENCH_BUILD-}"
 
 if [[ ! $size_mib =~ ^[1-9][0-9]*$ ]]; then
@@ -217,10 +222,6 @@ generate() {
 }
 
 shapes=(ascii utf8 cjk short long ansi source)
-for shape in "${shapes[@]}"; do
-    generate "$shape"
-done
-head -c 1024 "$data/ascii" >"$data/small"
 
 # --- timing --------------------------------------------------------------
 
@@ -274,6 +275,15 @@ rows=()
 # goal `$6` (the most the ratio may be).
 row() {
     local label=$1 mode=$2 shape=$3 ours=$4 theirs=$5 goal=$6 i a b best_a='' best_b='' rss
+    if [[ -n $only && ! "$label $shape" =~ $only ]]; then
+        return
+    fi
+    if [[ $shape == small ]]; then
+        generate ascii
+        head -c 1024 "$data/ascii" >"$data/small"
+    else
+        generate "$shape"
+    fi
     F=$data/$shape
     rss=$(peak_rss "$mode" "$ours")
     cpu_once "$mode" "$theirs" >/dev/null
