@@ -1,4 +1,5 @@
-//! Links the `capout` filter as a position-dependent executable on Linux.
+//! Links the `capout` filter on Linux as a position-dependent executable,
+//! with the code no common run executes placed after the rest.
 //!
 //! A position-independent executable has its pointers in read-only data
 //! relocated by the dynamic loader at every start, which writes to each
@@ -6,9 +7,20 @@
 //! and untouched. That is about half a MiB of peak memory for every run of
 //! the filter (SPEC §8 asks for under 4 MiB). The filter's code is the
 //! same: only where the executable is loaded is fixed.
+//!
+//! `link/cold.ld` moves the code of the rarer modes (`--render`, the token
+//! caps, running a command, `--json`, the config file, help and error
+//! messages, panics' backtraces) into a section of its own after the rest
+//! of the code: the kernel maps code 64 KiB around each page that a run
+//! touches, so code that a run skips but that lies between code it runs
+//! is mapped too. That is about 0.3 MiB of peak memory for every run that
+//! does not use those modes.
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=link/cold.ld");
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
         println!("cargo:rustc-link-arg-bin=capout=-no-pie");
+        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("link").join("cold.ld");
+        println!("cargo:rustc-link-arg-bin=capout=-Wl,-T,{}", script.display());
     }
 }
