@@ -15,6 +15,8 @@
 #                       is reused, so a second run skips generating
 #   CAPOUT_BENCH_BUILD  cargo flags of the build that is timed (default
 #                       none: the release build that is shipped)
+#   CAPOUT_BENCH_BIN    a capout executable to time instead of building
+#                       one (an earlier build, to compare in one run)
 #   CAPOUT_BENCH_ONLY   an extended regular expression: only the rows
 #                       whose case and shape ("--collapse-cr ansi") it
 #                       matches are timed, and only their inputs made
@@ -54,9 +56,15 @@ fi
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 target_dir=$(cargo metadata --format-version 1 --no-deps --manifest-path "$root/Cargo.toml" |
     sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
-echo "building capout (cargo build --release ${build_flags[*]}) ..." >&2
-cargo build --release --quiet "${build_flags[@]}" --manifest-path "$root/Cargo.toml"
-capout=$target_dir/release/capout
+if [[ -n ${CAPOUT_BENCH_BIN-} ]]; then
+    capout=$(realpath "$CAPOUT_BENCH_BIN")
+    build="$capout"
+else
+    echo "building capout (cargo build --release ${build_flags[*]}) ..." >&2
+    cargo build --release --quiet "${build_flags[@]}" --manifest-path "$root/Cargo.toml"
+    capout=$target_dir/release/capout
+    build="cargo build --release ${build_flags[*]}"
+fi
 
 rg=$(command -v rg || true)
 if [[ -z $rg ]]; then
@@ -342,7 +350,7 @@ echo "timing, best of $runs alternating runs ..." >&2
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
 echo
-echo "capout $("$capout" --version | awk '{ print $2 }') (cargo build --release ${build_flags[*]}), $("$rg" --version | head -n 1)"
+echo "capout $("$capout" --version | awk '{ print $2 }') ($build), $("$rg" --version | head -n 1)"
 echo "inputs of ${size_mib} MiB, $(nproc --all) CPUs (${cpu:-unknown CPU}), CPU time (user+sys), best of $runs runs, $((SECONDS - started)) s"
 echo "load average before: $load_before, after: $(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 echo
