@@ -15,6 +15,12 @@
 #                       is reused, so a second run skips generating
 #   CAPOUT_BENCH_BUILD  cargo flags of the build that is timed (default
 #                       none: the release build that is shipped)
+#   CAPOUT_BENCH_BIN    a capout executable to time instead of building
+#                       one (an earlier build, to compare in one run)
+#   CAPOUT_BENCH_ONLY   an extended regular expression: only the rows
+#                       whose case and shape ("--collapse-cr ansi") it
+#                       matches are timed, and only their inputs made
+#                       (default: every row)
 #
 # The figure is CPU time, user + system, of the measured process alone
 # (for a pipe, the reader: `cat` writes the same bytes for both sides), as
@@ -35,6 +41,7 @@ set -euo pipefail
 size_mib=${1:-${CAPOUT_BENCH_MIB:-512}}
 runs=${CAPOUT_BENCH_RUNS:-3}
 reps=${CAPOUT_BENCH_REPS:-300}
+only=${CAPOUT_BENCH_ONLY-}
 read -r -a build_flags <<<"${CAPOUT_BENCH_BUILD-}"
 
 if [[ ! $size_mib =~ ^[1-9][0-9]*$ ]]; then
@@ -49,9 +56,15 @@ fi
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 target_dir=$(cargo metadata --format-version 1 --no-deps --manifest-path "$root/Cargo.toml" |
     sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
-echo "building capout (cargo build --release ${build_flags[*]}) ..." >&2
-cargo build --release --quiet "${build_flags[@]}" --manifest-path "$root/Cargo.toml"
-capout=$target_dir/release/capout
+if [[ -n ${CAPOUT_BENCH_BIN-} ]]; then
+    capout=$(realpath "$CAPOUT_BENCH_BIN")
+    build="$capout"
+else
+    echo "building capout (cargo build --release ${build_flags[*]}) ..." >&2
+    cargo build --release --quiet "${build_flags[@]}" --manifest-path "$root/Cargo.toml"
+    capout=$target_dir/release/capout
+    build="cargo build --release ${build_flags[*]}"
+fi
 
 rg=$(command -v rg || true)
 if [[ -z $rg ]]; then
@@ -217,10 +230,6 @@ generate() {
 }
 
 shapes=(ascii utf8 cjk short long ansi source)
-for shape in "${shapes[@]}"; do
-    generate "$shape"
-done
-head -c 1024 "$data/ascii" >"$data/small"
 
 # --- timing --------------------------------------------------------------
 
@@ -274,6 +283,15 @@ rows=()
 # goal `$6` (the most the ratio may be).
 row() {
     local label=$1 mode=$2 shape=$3 ours=$4 theirs=$5 goal=$6 i a b best_a='' best_b='' rss
+    if [[ -n $only && ! "$label $shape" =~ $only ]]; then
+        return
+    fi
+    if [[ $shape == small ]]; then
+        generate ascii
+        head -c 1024 "$data/ascii" >"$data/small"
+    else
+        generate "$shape"
+    fi
     F=$data/$shape
     rss=$(peak_rss "$mode" "$ours")
     cpu_once "$mode" "$theirs" >/dev/null
@@ -332,7 +350,7 @@ echo "timing, best of $runs alternating runs ..." >&2
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
 echo
-echo "capout $("$capout" --version | awk '{ print $2 }') (cargo build --release ${build_flags[*]}), $("$rg" --version | head -n 1)"
+echo "capout $("$capout" --version | awk '{ print $2 }') ($build), $("$rg" --version | head -n 1)"
 echo "inputs of ${size_mib} MiB, $(nproc --all) CPUs (${cpu:-unknown CPU}), CPU time (user+sys), best of $runs runs, $((SECONDS - started)) s"
 echo "load average before: $load_before, after: $(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 echo

@@ -30,7 +30,9 @@ pub const DEFAULT_RENDER: (u16, u16) = (200, 50);
 
 /// Bound a command's output: keep the first lines, the last characters or
 /// the first matches, and say what was cut.
-#[derive(Clone, Debug, Parser)]
+// Default: what clap gives for an empty command line (no option has a
+// default value of clap's), which `simple` relies on.
+#[derive(Clone, Debug, Default, Parser)]
 #[command(
     name = "capout",
     version,
@@ -608,6 +610,11 @@ where
             words: words.into_iter().map(OsString::from).collect(),
         });
     }
+    if layers.is_empty()
+        && let Some(args) = simple(&args)
+    {
+        return args.into_action();
+    }
     for layer in &layers {
         check_layer(&program, layer, &args, true)?;
     }
@@ -616,26 +623,59 @@ where
         .chain(layers.iter().flat_map(|l| l.words.iter().cloned()))
         .chain(args.iter().skip(1).cloned())
         .collect();
-    if let Some(name) = parse_words(&before)?.get_one::<String>("profile") {
-        let profile = crate::profiles::layer(file, name)
-            .ok_or_else(|| usage(format!("no such profile: {name} ({})", crate::profiles::known(file))))?;
-        check_layer(&program, &profile, &args, false)?;
-        layers.push(profile);
-    }
-    let mut ends = Vec::with_capacity(layers.len());
+    let before_matches = parse_words(&before)?;
+    let profile = match before_matches.get_one::<String>("profile") {
+        Some(name) => {
+            let profile = crate::profiles::layer(file, name).ok_or_else(|| {
+                usage(format!("no such profile: {name} ({})", crate::profiles::known(file)))
+            })?;
+            check_layer(&program, &profile, &args, false)?;
+            Some(profile)
+        }
+        None => None,
+    };
+    let mut ends = Vec::with_capacity(layers.len() + 1);
     let mut all = vec![program];
-    for layer in &layers {
+    for layer in layers.iter().chain(&profile) {
         all.extend(layer.words.iter().cloned());
         ends.push(last_index(&parse_words(&all)?));
     }
     all.extend(args.into_iter().skip(1));
-    let matches = parse_words(&all)?;
+    // Without a profile, these are the words parsed above.
+    let matches = if profile.is_some() { parse_words(&all)? } else { before_matches };
+    layers.extend(profile);
     let args = resolve(&matches, &ends)?;
     if args.show_config {
         let text = show_config(&matches, &ends, &layers, &args)?;
         return Ok(Action::ShowConfig(text));
     }
     args.into_action()
+}
+
+/// The options of `args` (the first is the program's name) without
+/// building the parser, when they are none or one cap and its number, as
+/// in `capout -c 5000`: the parser costs more than the rest of a run on a
+/// small input. Anything else, a number clap would refuse included, is
+/// left to the parser (`None`), which gives the same options for these.
+fn simple(args: &[OsString]) -> Option<Args> {
+    let mut parsed = Args::default();
+    match &args[1..] {
+        [] => {}
+        [option, number] => {
+            let number = number.to_str().filter(|n| n.bytes().all(|b| b.is_ascii_digit()))?;
+            let number = number.parse::<u64>().ok().filter(|&n| n >= 1);
+            let field = match option.to_str()? {
+                "-c" | "--tail-chars" => &mut parsed.tail_chars,
+                "-n" | "--head-lines" => &mut parsed.head_lines,
+                "--head-chars" => &mut parsed.head_chars,
+                "--tail-lines" => &mut parsed.tail_lines,
+                _ => return None,
+            };
+            *field = Some(number?);
+        }
+        _ => return None,
+    }
+    Some(parsed)
 }
 
 /// Checks that `layer` makes sense alone and holds only options that can
@@ -996,6 +1036,49 @@ mod tests {
 
     fn cap(args: &[&str]) -> Result<CapSpec, ErrorKind> {
         config(args, None).map(|c| c.cap)
+    }
+
+    #[test]
+    fn a_simple_command_line_gives_what_the_parser_gives() {
+        let lines: [&[&str]; 9] = [
+            &[],
+            &["-c", "5000"],
+            &["--tail-chars", "1"],
+            &["-n", "007"],
+            &["--head-lines", "18446744073709551615"],
+            &["--head-chars", "12"],
+            &["--tail-lines", "500"],
+            &["-c", "0"],
+            &["-c", "18446744073709551616"],
+        ];
+        for line in lines {
+            let words: Vec<OsString> =
+                std::iter::once("capout").chain(line.iter().copied()).map(Into::into).collect();
+            let parsed = parse_words(&words).and_then(|m| resolve(&m, &[]));
+            match simple(&words) {
+                Some(args) => assert_eq!(format!("{args:?}"), format!("{:?}", parsed.unwrap()), "{line:?}"),
+                // Left to the parser: a number it refuses.
+                None => assert!(parsed.is_err(), "{line:?}"),
+            }
+        }
+        // Anything else is left to the parser.
+        for line in [
+            &["-c"][..],
+            &["-c", "+5"],
+            &["-c", "-5"],
+            &["-c", ""],
+            &["-c5000"],
+            &["--tail-chars=5000"],
+            &["--limit", "5"],
+            &["-m", "5"],
+            &["-c", "5", "-n", "5"],
+            &["--json"],
+            &["5000", "-c"],
+        ] {
+            let words: Vec<OsString> =
+                std::iter::once("capout").chain(line.iter().copied()).map(Into::into).collect();
+            assert!(simple(&words).is_none(), "{line:?}");
+        }
     }
 
     #[test]

@@ -298,6 +298,9 @@ impl CollapseCr {
                 _ => self.erase(),
             }
         }
+        // The one-step path of `last_frame` is tried while less than this
+        // is left of the input.
+        let mut frames_from = usize::MAX;
         while !input.is_empty() {
             // A progress bar redraws every few dozen bytes: when the next
             // `\r` comes before any `\n`, the text before it is one
@@ -312,6 +315,19 @@ impl CollapseCr {
                     (i, self.whole_lines(&input[..i], out))
                 }
             };
+            // The common case, a progress bar's line: its frames go in one
+            // step, not one `\r` at a time. A line that cannot is not
+            // searched again at each of its `\r`.
+            if input.len() < frames_from {
+                match self.last_frame(input, i, stretch.len()) {
+                    Ok((from, end)) => {
+                        out.extend_from_slice(&input[from..=end]);
+                        input = &input[end + 1..];
+                        continue;
+                    }
+                    Err(end) => frames_from = input.len() - end,
+                }
+            }
             match input.get(i + 1) {
                 None => {
                     self.hold(stretch, out);
@@ -341,6 +357,32 @@ impl CollapseCr {
                 }
             }
         }
+    }
+
+    /// Where the text after the last `\r` of a line starts and where its
+    /// `\n` is, when that `\r` erases all that came before it on the line:
+    /// `input[i]` is a `\r`, and the `before` bytes before it are all of
+    /// the line since its start or its last erasing `\r`. That holds when
+    /// nothing of the line is held or was passed on, the line ends in
+    /// `input`, no longer than the limit (so no stretch of it is passed on),
+    /// and its last `\r` has text after it. The `\r`s before erase what
+    /// they erase, and the last erases it all: what is left is the text
+    /// after it, with the line's `\n`. Otherwise, where in `input` to try
+    /// again at the earliest: past the line's end, or the next `\r` when
+    /// something is held.
+    fn last_frame(&self, input: &[u8], i: usize, before: usize) -> Result<(usize, usize), usize> {
+        if !self.held.is_empty() || self.passing {
+            return Err(i);
+        }
+        let Some(end) = memchr(b'\n', &input[i + 1..]).map(|n| i + 1 + n) else {
+            return Err(input.len());
+        };
+        if end - (i - before) > self.limit {
+            return Err(end);
+        }
+        // `input[i]` is a `\r`, so there is a last one.
+        let last = memrchr(b'\r', &input[i..end]).map_or(i, |r| i + r);
+        if last + 1 < end { Ok((last + 1, end)) } else { Err(end) }
     }
 
     /// Takes `text`, which holds no `\r`: the lines it ends go out whole;

@@ -98,6 +98,70 @@ fn collapse_cr_takes_frames_of_every_length() {
 }
 
 #[test]
+fn collapse_cr_takes_a_whole_line_of_frames_as_one_at_its_limit() {
+    // A line read whole goes in one step when it is no longer than the
+    // limit; a longer one goes `\r` by `\r`, and its first stretch, past
+    // the limit, is passed on before the `\r` comes.
+    let input = b"xxxxx\rDONE\nabcde\r\rcd\ref\n";
+    for (limit, want) in [
+        (4, &b"xxxxxDONE\nabcdeef\n"[..]),
+        (5, b"DONE\nef\n"),
+        (10, b"DONE\nef\n"),
+        (11, b"DONE\nef\n"),
+        (12, b"DONE\nef\n"),
+        (13, b"DONE\nef\n"),
+    ] {
+        let config = Config {
+            limits: capout::Limits { collapse_cr: limit, ..Default::default() },
+            ..config(false, true)
+        };
+        for read in [1, 3, input.len()] {
+            assert_eq!(
+                String::from_utf8_lossy(&run_split(&config, input, read, read)),
+                String::from_utf8_lossy(want),
+                "limit {limit}, reads of {read}"
+            );
+        }
+    }
+}
+
+#[test]
+fn collapse_cr_gives_the_same_read_whole_and_a_byte_at_a_time() {
+    // Read whole, a line of frames goes in one step; a byte at a time,
+    // `\r` by `\r`. Lines of `a`, `\r` and `\n` from a fixed generator,
+    // with limits that some of their stretches and lines pass.
+    let mut seed: u32 = 7;
+    let mut next = |k: u32| {
+        seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        (seed >> 16) % k
+    };
+    for case in 0..400 {
+        let len = 1 + next(40);
+        let input: Vec<u8> = (0..len)
+            .map(|_| match next(8) {
+                0 | 1 => b'\r',
+                2 => b'\n',
+                _ => b'a' + next(3) as u8,
+            })
+            .collect();
+        let limit = 1 + next(12) as usize;
+        let config = Config {
+            limits: capout::Limits { collapse_cr: limit, ..Default::default() },
+            ..config(false, true)
+        };
+        let whole = run_split(&config, &input, input.len(), input.len());
+        for read in [1, 2] {
+            assert_eq!(
+                String::from_utf8_lossy(&run_split(&config, &input, read, read)),
+                String::from_utf8_lossy(&whole),
+                "case {case}, limit {limit}, reads of {read}, input {:?}",
+                String::from_utf8_lossy(&input)
+            );
+        }
+    }
+}
+
+#[test]
 fn collapse_cr_after_strip_ansi_split_at_every_position() {
     let input = b"\x1b[1m 1/3\x1b[K\r\x1b[1m 2/3\x1b[K\r\x1b[1m 3/3\x1b[0m\n";
     every_split(&config(true, true), input, b" 3/3\n");
