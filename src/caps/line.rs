@@ -112,6 +112,11 @@ impl LineShaper {
         }
     }
 
+    /// Whether it numbers lines.
+    pub fn numbers(&self) -> bool {
+        self.numbers
+    }
+
     /// The most bytes of a line's start that decide how it is written:
     /// past them a line is cut whatever follows, so a line longer than
     /// this and its two last bytes (its ending) may be held as this many

@@ -27,7 +27,13 @@ impl Matches {
     /// Keeps the first `limit` lines that `matcher` matches (`None`: that
     /// are not empty), matched on their first `line_limit` bytes.
     pub fn new(limit: u64, matcher: Option<Matcher>, line_limit: usize, shaper: LineShaper) -> Self {
-        Matches { limit, search: LineSearch::new(matcher, line_limit), shaper, count: 0, number: 0 }
+        let mut search = LineSearch::new(matcher, line_limit);
+        // Line numbers are only shown: without them, counting the lines
+        // between rare matches would be a pass over the whole input.
+        if !shaper.numbers() {
+            search.stop_numbering();
+        }
+        Matches { limit, search, shaper, count: 0, number: 0 }
     }
 }
 
