@@ -669,6 +669,8 @@ fn simple(args: &[OsString]) -> Option<Args> {
                 "-n" | "--head-lines" => &mut parsed.head_lines,
                 "--head-chars" => &mut parsed.head_chars,
                 "--tail-lines" => &mut parsed.tail_lines,
+                "--tail-tokens" => &mut parsed.tail_tokens,
+                "--head-tokens" => &mut parsed.head_tokens,
                 _ => return None,
             };
             *field = Some(number?);
@@ -1040,7 +1042,7 @@ mod tests {
 
     #[test]
     fn a_simple_command_line_gives_what_the_parser_gives() {
-        let lines: [&[&str]; 9] = [
+        let lines: [&[&str]; 11] = [
             &[],
             &["-c", "5000"],
             &["--tail-chars", "1"],
@@ -1048,6 +1050,8 @@ mod tests {
             &["--head-lines", "18446744073709551615"],
             &["--head-chars", "12"],
             &["--tail-lines", "500"],
+            &["--tail-tokens", "5000"],
+            &["--head-tokens", "3"],
             &["-c", "0"],
             &["-c", "18446744073709551616"],
         ];
@@ -1071,6 +1075,7 @@ mod tests {
             &["--tail-chars=5000"],
             &["--limit", "5"],
             &["-m", "5"],
+            &["--tail-tokens", "5", "--tokenizer", "o200k"],
             &["-c", "5", "-n", "5"],
             &["--json"],
             &["5000", "-c"],
