@@ -86,7 +86,7 @@ pub const MAX_BYTES_PER_TOKEN: u64 = 32;
 /// The bytes a token that [`tail_cut`] looks in first: more than text of
 /// any common kind takes (logs about 3, prose and source 4 to 5, CJK
 /// fewer), so the last N tokens are nearly always found there.
-pub const NEAR_BYTES_PER_TOKEN: u64 = 8;
+pub const NEAR_BYTES_PER_TOKEN: u64 = 6;
 
 /// Classes of ASCII bytes, and of the first byte of a non-ASCII character.
 const LOWER: u8 = 0;

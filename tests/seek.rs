@@ -61,7 +61,7 @@ fn a_file_gives_the_same_output_as_a_pipe() {
     }
 }
 
-/// A token tail cap from a file reads the last `N × 8` bytes when they
+/// A token tail cap from a file reads the last `N × 6` bytes when they
 /// hold more than N tokens, and its whole ring otherwise: text of many
 /// bytes a token (runs of blanks), dense text, and each after the other
 /// give what a pipe gives, cut or whole.
