@@ -80,8 +80,32 @@ struct Core {
     route: Route,
 }
 
+/// With `--max-line-chars` before a character cap, a piece goes through
+/// the line cap in slices of at most this many bytes: a cut line grows by
+/// its marker (`ab x` cut to 3 characters takes seven times its bytes), so
+/// what the line cap writes at once is bounded by a slice, not by a read.
+const LINE_CAP_SLICE: usize = 16 * 1024;
+
 impl Core {
     fn piece(
+        &mut self,
+        mut piece: &[u8],
+        last: bool,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> io::Result<()> {
+        if self.line_cap.is_some() {
+            while piece.len() > LINE_CAP_SLICE {
+                // A slice ends on a character boundary, as a piece does.
+                let end = LINE_CAP_SLICE - utf8::incomplete_suffix(&piece[..LINE_CAP_SLICE]);
+                self.slice(&piece[..end], false, out, err)?;
+                piece = &piece[end..];
+            }
+        }
+        self.slice(piece, last, out, err)
+    }
+
+    fn slice(
         &mut self,
         piece: &[u8],
         last: bool,
@@ -522,4 +546,31 @@ fn build_rescuer(config: &Config, matcher: Matcher) -> Option<Rescuer> {
     let width = config.max_line.unwrap_or(DEFAULT_MAX_LINE);
     let rescuer = Rescuer::new(matcher, keep.pattern.clone(), keep.max, width, config.unit, head, tail);
     Some(rescuer.with_line_limit(config.limits.pattern_line))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Capper, LINE_CAP_SLICE};
+    use crate::{CapSpec, Options};
+
+    /// What `--max-line-chars` writes at once before a character cap is
+    /// bounded by a slice, not by the piece pushed: a read of short lines
+    /// that each grow to a marker several times their length.
+    #[test]
+    fn the_line_cap_writes_a_slice_at_a_time() {
+        let options =
+            Options { cap: CapSpec::TailChars(5000), max_line_chars: Some(3), ..Options::default() };
+        let mut capper = Capper::new(options).expect("valid options");
+        let mut out = Vec::new();
+        capper.push(&b"ab x\n".repeat(100_000), &mut out).expect("pushed");
+        // A cut line grows at most twelvefold (`ab` cut to 1), and a
+        // vector at most doubles: the 500 KB pushed would take 3.6 MB.
+        let held = capper.core.capped.capacity();
+        assert!(held <= LINE_CAP_SLICE * 24, "{held} bytes held for a slice of {LINE_CAP_SLICE}");
+        let summary = capper.finish(&mut out).expect("finished");
+        assert!(summary.truncated);
+        assert!(
+            out.ends_with(b"ab  ... (line truncated to 3 chars)\n... (truncated, showing last 5000 chars)\n")
+        );
+    }
 }
