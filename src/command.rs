@@ -20,8 +20,8 @@ use std::os::unix::net::UnixStream;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -154,6 +154,85 @@ pub struct Place {
     /// Give it end-of-file on stdin rather than capout's stdin, which
     /// belongs to someone else (the MCP server's requests).
     pub no_stdin: bool,
+    /// Variables added to its environment, which its descendants inherit:
+    /// the MCP server finds what a call left behind by one of them.
+    pub env: Vec<(OsString, OsString)>,
+    /// Ends the command early when asked, as its timeout would.
+    pub stop: Option<Arc<Stop>>,
+}
+
+/// A request from outside to end a running command (a cancelled MCP
+/// call): its group gets SIGTERM at once and SIGKILL after the grace of
+/// its timeout, as when the timeout expires.
+// Only the MCP server ends a command so; the filter's binary has no use.
+#[allow(dead_code)]
+#[derive(Debug)]
+pub struct Stop {
+    asked: AtomicBool,
+    /// Readable once asked, so that the supervisor's `poll` wakes.
+    wake: UnixStream,
+    wake_write: UnixStream,
+}
+
+#[allow(dead_code)]
+impl Stop {
+    /// A request not yet made.
+    pub fn new() -> io::Result<Stop> {
+        let (wake, wake_write) = UnixStream::pair()?;
+        wake.set_nonblocking(true)?;
+        wake_write.set_nonblocking(true)?;
+        Ok(Stop { asked: AtomicBool::new(false), wake, wake_write })
+    }
+
+    /// Asks the command to end; asking again does nothing more.
+    pub fn stop(&self) {
+        if !self.asked.swap(true, Ordering::SeqCst) {
+            let _ = (&self.wake_write).write(&[0]);
+        }
+    }
+
+    /// Whether the command was asked to end.
+    pub fn asked(&self) -> bool {
+        self.asked.load(Ordering::SeqCst)
+    }
+}
+
+/// The commands started and not yet waited for, by process id. Locked
+/// across the start of each, so that [`reap_orphans`] never reaps one
+/// whose status its supervisor waits for.
+static CHILDREN: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+fn children() -> std::sync::MutexGuard<'static, Vec<u32>> {
+    CHILDREN.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Reaps the children of this process that have exited and are not the
+/// commands it started: the orphans that were re-parented to it, a
+/// child subreaper, once the commands that started them were gone.
+#[allow(dead_code)]
+pub fn reap_orphans() {
+    let started = children();
+    let me = std::process::id();
+    let Ok(entries) = std::fs::read_dir("/proc") else { return };
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|name| name.parse::<u32>().ok()) else {
+            continue;
+        };
+        if started.contains(&pid) {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        // `PID (NAME) STATE PPID ...`: the name may hold spaces and `)`.
+        let Some((_, rest)) = stat.rsplit_once(')') else { continue };
+        let mut fields = rest.split_whitespace();
+        let (state, parent) = (fields.next(), fields.next().and_then(|p| p.parse::<u32>().ok()));
+        if state == Some("Z")
+            && parent == Some(me)
+            && let Some(pid) = i32::try_from(pid).ok().and_then(Pid::from_raw)
+        {
+            let _ = rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::NOHANG);
+        }
+    }
 }
 
 /// [`run`], with the command started in `place`.
@@ -273,6 +352,7 @@ impl CommandReader {
         rustix::io::ioctl_fionbio(&pipe, true).map_err(|e| Error::Setup(e.into()))?;
         crate::pipe::enlarge(&pipe);
         let child = start(spec, place, &writer)?;
+        let pid = child.id();
         drop(writer);
         let (exited, exited_write) = UnixStream::pair().map_err(Error::Setup)?;
         let (control_read, control) = UnixStream::pair().map_err(Error::Setup)?;
@@ -282,7 +362,9 @@ impl CommandReader {
         let shared = Arc::new(Shared::default());
         let supervisor = Supervisor {
             group: Pid::from_child(&child),
+            pid,
             child,
+            stop: place.stop.clone(),
             signals,
             shared: Arc::clone(&shared),
             exited_write,
@@ -401,7 +483,11 @@ fn drain(mut socket: &UnixStream) {
 /// The command's clock and capout's signals, on a thread of their own.
 struct Supervisor {
     child: Child,
+    /// Its id, in [`CHILDREN`] until it is waited for.
+    pid: u32,
     group: Pid,
+    /// Asked from outside to end it; `None` once acted on.
+    stop: Option<Arc<Stop>>,
     signals: Signals,
     shared: Arc<Shared>,
     /// Written to once the command has exited.
@@ -432,6 +518,12 @@ impl Supervisor {
                 // period ran out is killed now rather than left behind.
                 if self.kill_at.is_some() && self.shared.abandoned.load(Ordering::SeqCst) {
                     self.signal(Signal::KILL);
+                } else {
+                    // What is left of its group (background jobs) gets
+                    // what a closing terminal sends its jobs: SIGHUP, so
+                    // that a job started with `nohup` lives on, on purpose.
+                    let _ = kill_process_group(self.group, Signal::HUP);
+                    let _ = kill_process_group(self.group, Signal::CONT);
                 }
                 // The command is gone: from now on capout's own signals
                 // act on capout again.
@@ -451,6 +543,7 @@ impl Supervisor {
             && let Some(status) = self.child.try_wait()?
         {
             self.status = Some(status);
+            children().retain(|pid| *pid != self.pid);
             // It ended in time: no timeout is due any more.
             self.term_at = None;
             self.shared.exited.store(true, Ordering::SeqCst);
@@ -462,6 +555,16 @@ impl Supervisor {
         for signal in self.signals.take().collect::<Vec<_>>() {
             if group_may_live {
                 self.stop(signal);
+            }
+        }
+        if let Some(stop) = self.stop.take_if(|stop| stop.asked()) {
+            drain(&stop.wake);
+            if group_may_live {
+                // As a timeout does, but without saying it timed out.
+                self.term_at = None;
+                self.stop(Signal::TERM);
+                let grace = self.kill_after.unwrap_or(GRACE);
+                self.kill_at = self.kill_at.or_else(|| now.checked_add(grace));
             }
         }
         if self.term_at.is_some_and(|at| now >= at) {
@@ -504,7 +607,10 @@ impl Supervisor {
             Timespec::try_from(wait).unwrap_or(Timespec { tv_sec: 86_400, tv_nsec: 0 })
         });
         let wake = self.signals.wake();
-        let mut fds = [PollFd::new(&wake, PollFlags::IN), PollFd::new(&self.control, PollFlags::IN)];
+        let mut fds = vec![PollFd::new(&wake, PollFlags::IN), PollFd::new(&self.control, PollFlags::IN)];
+        if let Some(stop) = &self.stop {
+            fds.push(PollFd::new(&stop.wake, PollFlags::IN));
+        }
         match poll(&mut fds, timeout.as_ref()) {
             Ok(_) | Err(rustix::io::Errno::INTR) => {}
             Err(e) => return Err(e.into()),
@@ -562,8 +668,14 @@ fn start(spec: &CommandSpec, place: &Place, writer: &io::PipeWriter) -> Result<C
     if let Some(dir) = &place.dir {
         command.current_dir(dir);
     }
+    command.envs(place.env.iter().map(|(name, value)| (name, value)));
     command.stdin(stdin).stdout(stdout).stderr(stderr);
+    let mut started = children();
     let spawned = command.spawn();
+    if let Ok(child) = &spawned {
+        started.push(child.id());
+    }
+    drop(started);
     // The Command holds capout's copies of the write end; the pipe ends
     // only when they are closed too.
     drop(command);

@@ -315,6 +315,39 @@ fn background_processes_holding_the_output_do_not_hang_capout() {
     let _ = kill_process(Pid::from_raw(read_pid(&dir.path("pid"))).unwrap(), Signal::KILL);
 }
 
+/// `capout -- sh -c SCRIPT` in `dir`, with a clean environment.
+fn in_clean_env(script: &str, dir: &TempDir) -> assert_cmd::Command {
+    let mut cmd = capout(&["--", "sh", "-c", script]);
+    cmd.current_dir(&dir.0)
+        .env_remove("CAPOUT_OPTS")
+        .env_remove("CAPOUT_CONFIG")
+        .env("HOME", &dir.0)
+        .env("XDG_CONFIG_HOME", &dir.0);
+    cmd
+}
+
+#[test]
+fn a_background_job_left_when_the_command_exits_gets_sighup() {
+    let dir = TempDir::new("leftover");
+    in_clean_env("echo fg; sleep 97 & echo $! > job", &dir).assert().success().stdout("fg\n");
+    let job = read_pid(&dir.path("job"));
+    wait_until("the job left behind is gone", || !alive(job));
+}
+
+#[test]
+fn a_nohup_job_outlives_the_command() {
+    let dir = TempDir::new("nohup");
+    // Both jobs get SIGHUP at once: once the plain one is gone, the one
+    // under nohup has had its own.
+    let script = "echo fg; sleep 97 & echo $! > plain; nohup sleep 97 >/dev/null 2>&1 & echo $! > kept";
+    in_clean_env(script, &dir).assert().success().stdout("fg\n");
+    let (plain, kept) = (read_pid(&dir.path("plain")), read_pid(&dir.path("kept")));
+    wait_until("the plain job is gone", || !alive(plain));
+    let survived = alive(kept);
+    let _ = kill_process(Pid::from_raw(kept).unwrap(), Signal::KILL);
+    assert!(survived, "the job under nohup was ended");
+}
+
 /// The fields of `/proc/PID/stat` after the command name.
 fn stat_fields(pid: u32) -> Vec<String> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();

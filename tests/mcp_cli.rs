@@ -67,13 +67,17 @@ fn bad_requests_get_errors_and_the_session_goes_on() {
     let responses = serve(&[
         INIT,
         INITIALIZED,
-        // Not JSON: passed over, and the session goes on.
+        // Not JSON: a parse error with id null, and the session goes on.
         "garbage{",
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nosuch","arguments":{}}}"#,
         r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read","arguments":{"path":"../x"}}}"#,
         r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read","arguments":{"path":"f.txt","limit":2}}}"#,
     ]);
-    assert_eq!(responses.len(), 4, "{responses:?}");
+    assert_eq!(responses.len(), 5, "{responses:?}");
+    // Sorted by id: the reply with id null comes first.
+    assert_eq!(responses[0]["id"], serde_json::Value::Null);
+    assert_eq!(responses[0]["error"]["code"], -32700);
+    let responses = &responses[1..];
     assert_eq!(responses[0]["result"]["serverInfo"]["name"], "capout");
     assert_eq!(responses[1]["error"]["code"], -32602);
     assert_eq!(responses[2]["result"]["isError"], true);

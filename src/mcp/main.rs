@@ -28,11 +28,15 @@ mod profiles;
 #[path = "../signals.rs"]
 mod signals;
 
+mod leftovers;
 mod paths;
 mod tools;
+mod transport;
 
+use std::collections::HashMap;
 use std::io::{self, Write};
-use std::path::Path;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
@@ -41,10 +45,13 @@ use std::time::Duration;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
-use rmcp::{ErrorData, ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
+use crate::command::Stop;
 use crate::signals::Signals;
+use leftovers::Which;
 use paths::Roots;
 use tools::Tools;
 
@@ -82,41 +89,124 @@ fn start(root: &Path) -> Result<ExitCode, String> {
     if !real.is_dir() {
         return Err(format!("--root {}: not a directory", root.display()));
     }
+    let saved_max = saved_max()?;
+    // What a call leaves running becomes the server's to find and end.
+    leftovers::become_subreaper();
     // The whole outputs of `bash`, outside the root (so that `grep`
-    // never meets them), removed when the server ends.
+    // never meets them), removed when the server ends. Only its user
+    // may list it: names and times of outputs are no one else's.
     let saved = tempfile::Builder::new()
         .prefix("capout-mcp-")
+        .permissions(std::fs::Permissions::from_mode(0o700))
         .tempdir()
         .map_err(|e| format!("cannot make a folder for saved outputs: {}", paths::reason(&e)))?;
     let saved_path = saved.path().canonicalize().map_err(|e| paths::reason(&e))?;
-    let tools = Tools::new(Roots { root: real, saved: saved_path })?;
+    let tools = Tools::new(Roots { root: real, saved: saved_path.clone() })?;
     let calls = Arc::new(Calls::default());
-    let signal = watch_signals(Arc::clone(&calls)).map_err(|e| format!("cannot catch signals: {e}"))?;
+    let signal = watch_signals(Arc::clone(&calls), saved_path.clone())
+        .map_err(|e| format!("cannot catch signals: {e}"))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
-    let server =
-        Server { tools: Arc::new(tools), calls: Arc::clone(&calls), tool_router: Server::tool_router() };
-    let input = Input { stdin: tokio::io::stdin(), calls, closing: signal.closing, ended: false };
+    let server = Server {
+        tools: Arc::new(tools),
+        calls: Arc::clone(&calls),
+        saved: Arc::new(Saved { dir: saved_path, max: saved_max, files: Mutex::default() }),
+        tool_router: Server::tool_router(),
+    };
+    let at_end = Arc::new(tokio::sync::Notify::new());
+    let input = Input {
+        stdin: tokio::io::stdin(),
+        calls: Arc::clone(&calls),
+        closing: signal.closing,
+        at_end: Arc::clone(&at_end),
+        ended: false,
+    };
     let ended = runtime.block_on(async move {
-        let running = server.serve((input, tokio::io::stdout())).await.map_err(|e| e.to_string())?;
-        running.waiting().await.map_err(|e| e.to_string())
+        let transport = transport::Lines::new(input, tokio::io::stdout());
+        let running = server.serve(transport).await.map_err(|e| e.to_string())?;
+        // The calls were told to end when the input did; a call that
+        // does not end within the grace is not waited for.
+        tokio::select! {
+            ended = running.waiting() => ended.map(|_| ()).map_err(|e| e.to_string()),
+            () = async {
+                at_end.notified().await;
+                tokio::time::sleep(SIGNAL_GRACE).await;
+            } => Ok(()),
+        }
     });
-    // Waits for what still runs (told to end at the end of the input).
-    drop(runtime);
+    // Nothing a call started outlives the session.
+    leftovers::kill(Which::All);
+    // A call stuck for good (in a system call no signal ends) is left to
+    // the end of the process, not waited for.
+    runtime.shutdown_background();
     drop(saved);
-    ended.map(|_| ExitCode::SUCCESS)
+    ended.map(|()| ExitCode::SUCCESS)
+}
+
+/// The largest total size of the saved outputs of a session, by default.
+const SAVED_MAX: u64 = 1 << 30;
+
+/// The variable that sets [`SAVED_MAX`] otherwise (in bytes), for tests.
+const SAVED_MAX_VAR: &str = "CAPOUT_MCP_SAVED_MAX";
+
+fn saved_max() -> Result<u64, String> {
+    match std::env::var_os(SAVED_MAX_VAR) {
+        None => Ok(SAVED_MAX),
+        Some(value) => value
+            .to_str()
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| format!("{SAVED_MAX_VAR}: not a number of bytes: {}", value.to_string_lossy())),
+    }
+}
+
+/// The folder of saved outputs, and the bound on their total size.
+struct Saved {
+    dir: PathBuf,
+    max: u64,
+    /// The saved outputs, oldest first, with their sizes.
+    files: Mutex<Vec<(std::ffi::OsString, u64)>>,
+}
+
+impl Saved {
+    /// Removes the oldest saved outputs until the rest fit in the bound.
+    /// The newest stays, even alone over it: the notice just named it.
+    fn evict(&self) {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else { return };
+        let mut files = self.files.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut present: Vec<_> = entries
+            .flatten()
+            .filter_map(|entry| {
+                let meta = entry.metadata().ok().filter(std::fs::Metadata::is_file)?;
+                Some((entry.file_name(), meta.len()))
+            })
+            .collect();
+        // Known ones keep their place; new ones (of this call, or of
+        // calls that ended at the same time) follow.
+        files.retain(|(name, _)| present.iter().any(|(n, _)| n == name));
+        present.retain(|(name, _)| !files.iter().any(|(n, _)| n == name));
+        files.extend(present);
+        let mut total: u64 = files.iter().map(|(_, len)| len).sum();
+        while total > self.max && files.len() > 1 {
+            let (name, len) = files.remove(0);
+            let _ = std::fs::remove_file(self.dir.join(name));
+            total -= len;
+        }
+    }
 }
 
 /// The server's stdin. At its end the client is gone: the commands that
 /// still run are told so at once, with SIGHUP, as a terminal that closes
-/// tells its jobs, so that the server ends soon after, and with it the
-/// commands, rather than when their timeouts are out.
+/// tells its jobs, and SIGTERM, as a cancelled call is told, so that the
+/// server ends soon after, and with it the commands, rather than when
+/// their timeouts are out.
 struct Input {
     stdin: tokio::io::Stdin,
     calls: Arc<Calls>,
     closing: Arc<AtomicBool>,
+    /// Told once the input has ended.
+    at_end: Arc<tokio::sync::Notify>,
     ended: bool,
 }
 
@@ -134,6 +224,7 @@ impl tokio::io::AsyncRead for Input {
             if self.calls.close() {
                 let _ = signal_hook::low_level::raise(signal_hook::consts::SIGHUP);
             }
+            self.at_end.notify_one();
         }
         polled
     }
@@ -152,6 +243,10 @@ struct CallState {
     running: usize,
     /// The client is gone: no command starts any more.
     closed: bool,
+    /// The number of the next call.
+    next: u64,
+    /// How to end each running call, by its number.
+    stops: HashMap<u64, Arc<Stop>>,
 }
 
 impl Calls {
@@ -160,19 +255,27 @@ impl Calls {
     }
 
     /// Counts a call while it runs; `None` once the client is gone.
-    fn enter(self: &Arc<Self>) -> Option<CallGuard> {
+    fn enter(self: &Arc<Self>) -> Result<CallGuard, String> {
+        let stop = Arc::new(Stop::new().map_err(|e| format!("cannot run the command: {e}"))?);
         let mut state = self.lock();
         if state.closed {
-            return None;
+            return Err("the server is ending: its client closed its input".into());
         }
         state.running += 1;
-        Some(CallGuard(Arc::clone(self)))
+        let number = state.next;
+        state.next += 1;
+        state.stops.insert(number, Arc::clone(&stop));
+        Ok(CallGuard { calls: Arc::clone(self), number, stop })
     }
 
-    /// Starts no more calls; whether some still run.
+    /// Starts no more calls and tells those that run to end; whether
+    /// some still run.
     fn close(&self) -> bool {
         let mut state = self.lock();
         state.closed = true;
+        for stop in state.stops.values() {
+            stop.stop();
+        }
         state.running > 0
     }
 
@@ -183,12 +286,33 @@ impl Calls {
     }
 }
 
-struct CallGuard(Arc<Calls>);
+/// A running call: its number, which marks its processes, and how to
+/// end it.
+struct CallGuard {
+    calls: Arc<Calls>,
+    number: u64,
+    stop: Arc<Stop>,
+}
 
 impl Drop for CallGuard {
     fn drop(&mut self) {
-        self.0.lock().running -= 1;
-        self.0.done.notify_all();
+        let mut state = self.calls.lock();
+        state.running -= 1;
+        state.stops.remove(&self.number);
+        drop(state);
+        self.calls.done.notify_all();
+    }
+}
+
+/// Ends a call whose reply is no longer awaited (the request was
+/// cancelled, or the server is ending), unless disarmed.
+struct StopOnDrop(Option<Arc<Stop>>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        if let Some(stop) = self.0.take() {
+            stop.stop();
+        }
     }
 }
 
@@ -209,7 +333,7 @@ const SIGNAL_GRACE: Duration = Duration::from_secs(2);
 /// group; it does not end the server. This watcher does: once the
 /// running commands have ended (or [`SIGNAL_GRACE`] has passed), the
 /// server exits as the signal would have ended it.
-fn watch_signals(calls: Arc<Calls>) -> io::Result<Watch> {
+fn watch_signals(calls: Arc<Calls>, saved: PathBuf) -> io::Result<Watch> {
     let mut signals = Signals::catch(false)?;
     let closing = Arc::new(AtomicBool::new(false));
     let seen_closing = Arc::clone(&closing);
@@ -224,6 +348,9 @@ fn watch_signals(calls: Arc<Calls>) -> io::Result<Watch> {
                 continue;
             }
             calls.wait_idle(SIGNAL_GRACE);
+            leftovers::kill(Which::All);
+            // Dying of the signal runs no destructor: the folder goes now.
+            let _ = std::fs::remove_dir_all(&saved);
             signals.release();
             signals::die_of(signal.as_raw());
             std::process::exit(128 + signal.as_raw());
@@ -237,6 +364,7 @@ fn watch_signals(calls: Arc<Calls>) -> io::Result<Watch> {
 struct Server {
     tools: Arc<Tools>,
     calls: Arc<Calls>,
+    saved: Arc<Saved>,
     tool_router: ToolRouter<Server>,
 }
 
@@ -301,18 +429,46 @@ impl Server {
     }
 
     #[tool(
-        description = "Run a shell command (`sh -c COMMAND`) in the server's root, with stdout and stderr joined in the order written and no stdin. Only the last 5000 characters of its output are shown; when more was written, a notice follows: `... (truncated, showing last 5000 chars; full output: PATH)`: the whole output is saved in PATH, which the read tool pages (its notice gives the next offset) and grep searches. A command still running after `timeout` seconds (default 120) is stopped, and `... (command timed out after Ns)` says so. When the command's exit status is not 0, the last line is `(exit status N)` (124 after a timeout, 128+N when killed by signal N). No output at all reads `(no output)`."
+        description = "Run a shell command (`sh -c COMMAND`) in the server's root, with stdout and stderr joined in the order written and no stdin. Only the last 5000 characters of its output are shown; when more was written, a notice follows: `... (truncated, showing last 5000 chars; full output: PATH)`: the whole output is saved in PATH, which the read tool pages (its notice gives the next offset) and grep searches. A command still running after `timeout` seconds (default 120) is stopped, and `... (command timed out after Ns)` says so. When the command's exit status is not 0, the last line is `(exit status N)` (124 after a timeout, 128+N when killed by signal N). No output at all reads `(no output)`. Nothing the command starts outlives the call: when it ends (or is cancelled), background jobs, even those started with `&`, `nohup` or `setsid`, are ended (SIGTERM, then SIGKILL 2 s later); run a long job in the foreground with a larger timeout instead. Saved outputs take at most 1 GiB in all: the oldest are removed first."
     )]
-    async fn bash(&self, Parameters(args): Parameters<BashArgs>) -> Result<CallToolResult, ErrorData> {
+    async fn bash(
+        &self,
+        Parameters(args): Parameters<BashArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let call = match self.calls.enter() {
+            Ok(call) => call,
+            Err(text) => return Ok(CallToolResult::error(vec![ContentBlock::text(text)])),
+        };
+        let mut abandoned = StopOnDrop(Some(Arc::clone(&call.stop)));
         let tools = Arc::clone(&self.tools);
-        let calls = Arc::clone(&self.calls);
-        blocking(move || {
-            let Some(_running) = calls.enter() else {
-                return Err("the server is ending: its client closed its input".into());
-            };
-            tools.bash(&args.command, args.timeout.unwrap_or(BASH_TIMEOUT))
-        })
-        .await
+        let saved = Arc::clone(&self.saved);
+        let work = blocking(move || {
+            let number = call.number;
+            let env = vec![leftovers::mark(number)];
+            let stop = Some(Arc::clone(&call.stop));
+            let ran = tools.bash(&args.command, args.timeout.unwrap_or(BASH_TIMEOUT), env, stop);
+            saved.evict();
+            // What the command left running ends with the call, beside
+            // the reply rather than before it.
+            let ending = std::thread::Builder::new().name("capout-mcp-leftovers".into()).spawn(move || {
+                leftovers::end(Which::Call(call.number), leftovers::GRACE);
+                drop(call);
+            });
+            if ending.is_err() {
+                leftovers::kill(Which::Call(number));
+            }
+            ran
+        });
+        tokio::select! {
+            replied = work => {
+                abandoned.0 = None;
+                replied
+            }
+            // Cancelled: the command is ended at once (on drop), and no
+            // reply is sent.
+            () = context.ct.cancelled() => Err(ErrorData::internal_error("the call was cancelled", None)),
+        }
     }
 }
 

@@ -5,6 +5,7 @@
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, Cursor, Read, Write};
+use std::sync::Arc;
 use std::time::Duration;
 
 use capout::{CapSpec, Capper, CommandSpec, Config, NoticeTarget, Options, SaveTo, Timeout};
@@ -14,7 +15,7 @@ use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
 
 use super::paths::{Roots, reason};
-use crate::command::{self, Place};
+use crate::command::{self, Place, Stop};
 use crate::profiles;
 
 /// How much of a file's start decides that it is binary: a NUL byte in
@@ -161,7 +162,14 @@ impl Tools {
     /// mode, capped as the profile `bash` says, the whole output saved in
     /// the server's folder when something was cut, and `(exit status N)`
     /// when N is not 0.
-    pub fn bash(&self, script: &str, timeout: u64) -> Result<String, String> {
+    /// `env` is added to the command's environment; `stop` ends it early.
+    pub fn bash(
+        &self,
+        script: &str,
+        timeout: u64,
+        env: Vec<(OsString, OsString)>,
+        stop: Option<Arc<Stop>>,
+    ) -> Result<String, String> {
         if timeout == 0 {
             return Err("timeout must be at least 1 second".into());
         }
@@ -180,7 +188,7 @@ impl Tools {
             command: Some(spec),
             ..self.bash.clone()
         };
-        let place = Place { dir: Some(self.roots.root.clone()), no_stdin: true };
+        let place = Place { dir: Some(self.roots.root.clone()), no_stdin: true, env, stop };
         let mut out = Vec::new();
         let finished =
             command::run_in(&config, &place, &mut out, &mut io::sink()).map_err(|e| e.to_string())?;
@@ -260,8 +268,11 @@ mod tests {
     #[test]
     fn bash_keeps_the_tail_and_says_the_status() {
         let (_dir, tools) = tools();
-        assert_eq!(tools.bash("echo hi; exit 3", 10).unwrap(), "hi\n(exit status 3)\n");
-        assert_eq!(tools.bash("pwd", 10).unwrap(), format!("{}\n", tools.roots.root.display()));
-        assert_eq!(tools.bash("cat", 10).unwrap(), "(no output)\n");
+        assert_eq!(tools.bash("echo hi; exit 3", 10, Vec::new(), None).unwrap(), "hi\n(exit status 3)\n");
+        assert_eq!(
+            tools.bash("pwd", 10, Vec::new(), None).unwrap(),
+            format!("{}\n", tools.roots.root.display())
+        );
+        assert_eq!(tools.bash("cat", 10, Vec::new(), None).unwrap(), "(no output)\n");
     }
 }

@@ -194,6 +194,49 @@ async def bad_calls_never_end_the_session(c, root):
     same(await c.ok("bash", command="echo still here"), "still here\n")
 
 
+def processes(arguments):
+    """The live processes whose command line is `arguments`, by pid."""
+    wanted = "\0".join(arguments).encode() + b"\0"
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if (entry / "cmdline").read_bytes() == wanted:
+                found.append(int(entry.name))
+        except OSError:
+            pass
+    return found
+
+
+async def gone(arguments, within=10.0):
+    """Waits, at most `within` seconds, until no process runs `arguments`."""
+    deadline = time.monotonic() + within
+    while processes(arguments):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still running after {within} s: {arguments}")
+        await asyncio.sleep(0.05)
+
+
+async def bash_cancelled_ends_its_command(c, root):
+    try:
+        await c.session.call_tool("bash", {"command": "sleep 313.5"}, read_timeout_seconds=1.0)
+        raise AssertionError("the call was not timed out")
+    except MCPError:
+        pass
+    await gone(["sleep", "313.5"])
+    same(await c.ok("bash", command="echo still here"), "still here\n")
+
+
+async def bash_background_jobs_end_with_the_call(c, root):
+    same(await c.ok("bash", command="sleep 301.5 & echo started"), "started\n")
+    await gone(["sleep", "301.5"])
+    same(await c.ok("bash", command="setsid sleep 302.5 >/dev/null 2>&1 & echo started"), "started\n")
+    await gone(["sleep", "302.5"])
+    same(await c.ok("bash", command="nohup sleep 303.5 >/dev/null 2>&1 & echo started"), "started\n")
+    await gone(["sleep", "303.5"])
+
+
 TESTS = [
     lists_the_three_tools,
     read_pages_a_file_to_its_end,
@@ -206,6 +249,8 @@ TESTS = [
     bash_times_out,
     paths_may_not_leave_the_root,
     bad_calls_never_end_the_session,
+    bash_cancelled_ends_its_command,
+    bash_background_jobs_end_with_the_call,
 ]
 
 

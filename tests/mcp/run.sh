@@ -4,7 +4,8 @@
 # target/ (made once, reused after). Fails loudly when it cannot be
 # installed: the test never passes for want of its client.
 #
-#   bash tests/mcp/run.sh            the tests: `N passed, M failed`
+#   bash tests/mcp/run.sh            the tests: `N passed, M failed`, twice
+#                                    (the SDK client's, then raw stdin's)
 #   bash tests/mcp/run.sh --bench    latency per call, the server's memory
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -29,4 +30,9 @@ if [[ "${1:-}" == --bench ]]; then
     exec "$venv/bin/python" tests/mcp/client.py target/release/capout --bench
 fi
 cargo build --quiet
-exec "$venv/bin/python" tests/mcp/client.py target/debug/capout
+# Both suites run, whatever the first says; either failing fails the run.
+status=0
+"$venv/bin/python" tests/mcp/client.py target/debug/capout || status=1
+# What no SDK client sends: raw bytes, signals, the end of stdin mid-call.
+"$venv/bin/python" tests/mcp/raw.py target/debug/capout || status=1
+exit $status

@@ -1,0 +1,267 @@
+"""Drives `capout --mcp` with raw bytes on its stdin: what no SDK client
+sends (lines that are not JSON, 16 MiB requests), signals, and the end of
+its input while a call still runs.
+
+    python raw.py CAPOUT       the tests; ends with `N passed, M failed`
+"""
+
+import json
+import os
+import queue
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from pathlib import Path
+
+# A bound on every wait: generous, never relied on to be tight.
+WAIT = 10.0
+
+
+def same(got, expected):
+    assert got == expected, f"\n--- expected\n{expected!r}\n--- got\n{got!r}"
+
+
+def processes(arguments):
+    """The live processes whose command line is `arguments`."""
+    wanted = "\0".join(arguments).encode() + b"\0"
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if (entry / "cmdline").read_bytes() == wanted:
+                    found.append(int(entry.name))
+            except OSError:
+                pass
+    return found
+
+
+def until(condition, what, within=WAIT):
+    deadline = time.monotonic() + within
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {within} s: {what}")
+        time.sleep(0.02)
+
+
+class Server:
+    """A server, its stdin written byte for byte, its stdout read by line."""
+
+    def __init__(self, capout, root, env=None):
+        home = tempfile.mkdtemp()
+        clean = {"PATH": os.environ["PATH"], "HOME": home, "XDG_CONFIG_HOME": home}
+        clean.update(env or {})
+        self.proc = subprocess.Popen(
+            [capout, "--mcp", "--root", str(root)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=clean,
+        )
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.next_id = 100
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def send(self, data):
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def line(self):
+        try:
+            return self.lines.get(timeout=WAIT)
+        except queue.Empty:
+            raise AssertionError(f"no reply within {WAIT} s") from None
+
+    def request(self, method, params=None, wait=True):
+        self.next_id += 1
+        message = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(json.dumps(message).encode() + b"\n")
+        if not wait:
+            return None
+        reply = json.loads(self.line())
+        same(reply["id"], self.next_id)
+        return reply
+
+    def initialize(self):
+        reply = self.request(
+            "initialize",
+            {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
+        )
+        assert "result" in reply, reply
+        self.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+
+    def bash(self, command):
+        reply = self.request("tools/call", {"name": "bash", "arguments": {"command": command}})
+        return reply["result"]["content"][0]["text"]
+
+    def saved_path(self):
+        text = self.bash("seq 1 3000")
+        marker = "; full output: "
+        assert marker in text, text
+        return Path(text.split(marker)[1].split(")")[0])
+
+    def wait_exit(self):
+        try:
+            return self.proc.wait(timeout=WAIT)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"the server still runs {WAIT} s later") from None
+
+    def close(self):
+        """Ends the server as a client does, so that it removes its folder;
+        kills it only when it does not end."""
+        if not self.proc.stdin.closed:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=WAIT)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def error(code, message, id=None):
+    id = "null" if id is None else json.dumps(id)
+    return f'{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":"{message}"}}}}\n'.encode()
+
+
+def rss_peak(pid):
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmHWM")
+
+
+# The tests: each gets the server's path and a root folder.
+
+
+def a_line_that_is_not_json_gets_a_parse_error(capout, root):
+    s = Server(capout, root)
+    try:
+        s.send(b"not json\n")
+        same(s.line(), error(-32700, "Parse error: the line is not JSON"))
+        s.send(b'{"jsonrpc":"2.0","id":3,"method":\n')
+        same(s.line(), error(-32700, "Parse error: the line is not JSON"))
+        s.send(b"[]\n")
+        same(s.line(), error(-32600, "Invalid Request: not a JSON-RPC 2.0 message"))
+        s.send(b'{"jsonrpc":"2.0","id":"x","nomethod":1}\n')
+        same(s.line(), error(-32600, "Invalid Request: not a JSON-RPC 2.0 message", "x"))
+        s.initialize()
+        same(s.bash("echo still here"), "still here\n")
+    finally:
+        s.close()
+
+
+def a_request_of_16_mib_gets_an_error_and_the_session_goes_on(capout, root):
+    s = Server(capout, root)
+    try:
+        s.initialize()
+        before = rss_peak(s.proc.pid)
+        big = b"x" * (16 << 20)
+        s.send(b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"bash","arguments":{"command":"' + big + b'"}}}\n')
+        same(s.line(), error(-32600, "Invalid Request: the line is longer than 4194304 bytes", 7))
+        # The id only past the bound: no id to answer with.
+        s.send(b'{"jsonrpc":"2.0","method":"ping","params":{"x":"' + big + b'"},"id":8}\n')
+        same(s.line(), error(-32700, "Parse error: the line is longer than 4194304 bytes, and no id was found in them"))
+        # Never more than the bound (and rmcp's copy of a line) held.
+        grown = rss_peak(s.proc.pid) - before
+        assert grown < 12 * 1024, f"the peak grew by {grown} KiB"
+        same(s.bash("echo still here"), "still here\n")
+    finally:
+        s.close()
+
+
+def the_saved_folder_is_private(capout, root):
+    s = Server(capout, root)
+    try:
+        s.initialize()
+        folder = s.saved_path().parent
+        same(oct(stat.S_IMODE(folder.stat().st_mode)), oct(0o700))
+    finally:
+        s.close()
+
+
+def the_saved_folder_is_removed_on_each_signal(capout, root):
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        s = Server(capout, root)
+        try:
+            s.initialize()
+            folder = s.saved_path().parent
+            assert folder.is_dir(), folder
+            s.proc.send_signal(sig)
+            same(s.wait_exit(), -sig)
+            assert not folder.exists(), f"{folder} is left after {sig.name}"
+        finally:
+            s.close()
+
+
+def saved_outputs_past_the_bound_are_removed_oldest_first(capout, root):
+    # Each `seq 1 3000` is 13893 bytes: two fit in 30000, three do not.
+    s = Server(capout, root, {"CAPOUT_MCP_SAVED_MAX": "30000"})
+    try:
+        s.initialize()
+        first, second = s.saved_path(), s.saved_path()
+        assert first.exists() and second.exists()
+        third = s.saved_path()
+        assert not first.exists(), f"{first} was kept"
+        assert second.exists() and third.exists()
+        same(third.read_text(), "".join(f"{n}\n" for n in range(1, 3001)))
+    finally:
+        s.close()
+
+
+def the_server_ends_at_the_end_of_its_input_though_a_call_is_stuck(capout, root):
+    s = Server(capout, root)
+    try:
+        s.initialize()
+        # The command ignores what it is told and outlives its timeout;
+        # a job of it left its session.
+        command = "setsid sleep 304.5 >/dev/null 2>&1 & trap '' HUP INT TERM; sleep 311.5"
+        s.request("tools/call", {"name": "bash", "arguments": {"command": command, "timeout": 600}}, wait=False)
+        until(lambda: processes(["sleep", "311.5"]) and processes(["sleep", "304.5"]), "the call started")
+        s.proc.stdin.close()
+        s.wait_exit()
+        until(lambda: not processes(["sleep", "311.5"]), "the stuck command ended")
+        until(lambda: not processes(["sleep", "304.5"]), "the job that left the session ended")
+    finally:
+        s.close()
+
+
+TESTS = [
+    a_line_that_is_not_json_gets_a_parse_error,
+    a_request_of_16_mib_gets_an_error_and_the_session_goes_on,
+    the_saved_folder_is_private,
+    the_saved_folder_is_removed_on_each_signal,
+    saved_outputs_past_the_bound_are_removed_oldest_first,
+    the_server_ends_at_the_end_of_its_input_though_a_call_is_stuck,
+]
+
+
+def main():
+    capout = os.path.abspath(sys.argv[1])
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as base:
+        root = Path(base).resolve()
+        for test in TESTS:
+            try:
+                test(capout, root)
+                passed += 1
+                print(f"ok   {test.__name__}")
+            except Exception:
+                failed += 1
+                print(f"FAIL {test.__name__}")
+                traceback.print_exc()
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
