@@ -258,15 +258,15 @@ impl<R: Read> LineWindow<R> {
 }
 
 impl<R: Read> Read for LineWindow<R> {
+    /// Fills `out` as far as the file goes, as the file itself would:
+    /// ripgrep decides that a file is binary on what one read gives it.
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        if out.is_empty() {
-            return Ok(0);
-        }
-        loop {
+        let mut written = 0;
+        while written < out.len() {
             if self.start == self.end {
                 let n = self.inner.read(&mut self.buf)?;
                 if n == 0 {
-                    return Ok(0);
+                    break;
                 }
                 (self.start, self.end) = (0, n);
             }
@@ -280,12 +280,12 @@ impl<R: Read> Read for LineWindow<R> {
                     self.in_line = 0;
                 }
                 if nul {
-                    out[0] = 0;
-                    return Ok(1);
+                    out[written] = 0;
+                    written += 1;
                 }
                 continue;
             }
-            let room = (GREP_LINE_WINDOW - self.in_line).min(out.len()).min(chunk.len());
+            let room = (GREP_LINE_WINDOW - self.in_line).min(out.len() - written).min(chunk.len());
             let n = if let Some(i) = memchr::memchr(b'\n', &chunk[..room]) {
                 self.in_line = 0;
                 i + 1
@@ -293,10 +293,11 @@ impl<R: Read> Read for LineWindow<R> {
                 self.in_line += room;
                 room
             };
-            out[..n].copy_from_slice(&chunk[..n]);
+            out[written..written + n].copy_from_slice(&chunk[..n]);
+            written += n;
             self.start += n;
-            return Ok(n);
         }
+        Ok(written)
     }
 }
 
@@ -492,6 +493,14 @@ mod tests {
         text[GREP_LINE_WINDOW * 2] = 0;
         std::fs::write(tools.roots.root.join("f"), &text).unwrap();
         assert_eq!(tools.grep("last", ".", None, false).unwrap(), "No matches found.\n");
+    }
+
+    #[test]
+    fn grep_skips_a_binary_file_whose_first_lines_match() {
+        let (_dir, tools) = tools();
+        std::fs::write(tools.roots.root.join("blob.bin"), b"marker\n\0marker\n").unwrap();
+        std::fs::write(tools.roots.root.join("kept.txt"), b"marker\n").unwrap();
+        assert_eq!(tools.grep("marker", ".", None, false).unwrap(), "kept.txt:1:marker\n");
     }
 
     #[test]
