@@ -101,7 +101,7 @@ fn start(root: &Path) -> Result<ExitCode, String> {
         .tempdir()
         .map_err(|e| format!("cannot make a folder for saved outputs: {}", paths::reason(&e)))?;
     let saved_path = saved.path().canonicalize().map_err(|e| paths::reason(&e))?;
-    let tools = Tools::new(Roots { root: real, saved: saved_path.clone() })?;
+    let tools = Tools::new(Roots::new(root, real, saved_path.clone()))?;
     let calls = Arc::new(Calls::default());
     let signal = watch_signals(Arc::clone(&calls), saved_path.clone())
         .map_err(|e| format!("cannot catch signals: {e}"))?;

@@ -9,9 +9,12 @@ Every test asserts the exact text the model would see.
 import asyncio
 import os
 import re
+import shutil
+import socket
 import statistics
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -237,6 +240,116 @@ async def bash_background_jobs_end_with_the_call(c, root):
     await gone(["sleep", "303.5"])
 
 
+async def read_never_follows_a_symlink_swapped_in(c, root):
+    # A thread swaps the folder d for a symlink to a folder outside the
+    # root and back while read asks for d/f a fixed number of times: no
+    # call may return a byte of the outside file.
+    outside = root.parent / "swapped"
+    outside.mkdir()
+    (outside / "f").write_text("OUTSIDE\n")
+    d, parked = root / "swap" / "d", root / "swap" / "d.dir"
+    d.mkdir(parents=True)
+    (d / "f").write_text("inside\n")
+    stop = threading.Event()
+
+    def swap():
+        while not stop.is_set():
+            os.rename(d, parked)
+            os.symlink(outside, d)
+            os.unlink(d)
+            os.rename(parked, d)
+
+    swapper = threading.Thread(target=swap)
+    swapper.start()
+    leaked, inside = [], 0
+    try:
+        for _ in range(2000):
+            text, error = await c.call("read", path="swap/d/f")
+            if "OUTSIDE" in text:
+                leaked.append(text)
+            elif not error:
+                same(text, "     1\tinside\n")
+                inside += 1
+    finally:
+        stop.set()
+        swapper.join()
+    same(leaked, [])
+    assert swapper.is_alive() is False
+
+
+async def read_and_grep_refuse_a_fifo_and_a_socket(c, root):
+    kinds = root / "kinds"
+    kinds.mkdir()
+    os.mkfifo(kinds / "p")
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(kinds / "s"))
+    (kinds / "t.txt").write_text("hit\n")
+    try:
+        # A server that blocks on the FIFO never answers: bounded wait.
+        async def within(call):
+            return await asyncio.wait_for(call, timeout=20)
+
+        same(await within(c.error("read", path="kinds/p")), "'kinds/p': a FIFO (named pipe), not a regular file")
+        same(await within(c.error("grep", pattern="x", path="kinds/p")), "'kinds/p': a FIFO (named pipe), not a regular file")
+        same(await within(c.error("read", path="kinds/s")), "'kinds/s': a socket, not a regular file")
+        # Walked into, they are passed over, as ripgrep passes them over.
+        same(await within(c.ok("grep", pattern="hit|x", path="kinds")), "kinds/t.txt:1:hit\n")
+    finally:
+        listener.close()
+
+
+async def grep_of_a_300_mib_line_stays_under_32_mib(c, root):
+    pid = int((await c.ok("bash", command="echo $PPID")).strip())
+    status = Path(f"/proc/{pid}/status")
+    assert "capout-mcp" in Path(f"/proc/{pid}/comm").read_text(), Path(f"/proc/{pid}/comm").read_text()
+    huge = root / "huge"
+    huge.mkdir()
+    try:
+        with open(huge / "line.txt", "wb") as f:
+            chunk = b"x" * (1 << 20)
+            for _ in range(300):
+                f.write(chunk)
+            f.write(b" needle\n")
+        # The peak so far is the other tests': count this call's alone.
+        Path(f"/proc/{pid}/clear_refs").write_text("5")
+        prefix = "huge/line.txt:1:"
+        same(
+            await c.ok("grep", pattern="^x", path="huge"),
+            prefix + "x" * (2000 - len(prefix)) + " ... (line truncated to 2000 chars)\n",
+        )
+        same(await c.ok("grep", pattern="needle", path="huge/line.txt"), "No matches found.\n")
+        peak = int(re.search(r"VmHWM:\s+(\d+) kB", status.read_text()).group(1))
+        assert peak < 32 * 1024, f"peak RSS {peak} KiB"
+    finally:
+        shutil.rmtree(huge)
+
+
+async def absolute_paths_through_a_root_given_as_a_symlink(c, root):
+    link = root.parent / "rootlink"
+    link.symlink_to(root)
+    (root / "through.txt").write_text("through\n")
+
+    async def body(c):
+        same(await c.ok("read", path=str(link / "through.txt")), "     1\tthrough\n")
+        same(await c.ok("read", path=str(root / "through.txt")), "     1\tthrough\n")
+        same(await c.ok("read", path="through.txt"), "     1\tthrough\n")
+        same(await c.ok("grep", pattern="through", path=str(link / "through.txt")), "through.txt:1:through\n")
+        same(await c.error("read", path=str(link / "link")), f"'{link / 'link'}' is outside the root (through a symlink)")
+        same(await c.error("read", path=str(link.parent / "outside.txt")), f"'{link.parent / 'outside.txt'}' is outside the root")
+
+    await session(os.path.abspath(sys.argv[1]), link, body)
+
+
+async def read_of_a_removed_saved_output_says_so(c, root):
+    saved = SAVED.search(await c.ok("bash", command="seq 1 3000"))
+    assert saved, "no saved output"
+    gone = str(Path(saved.group(1)).with_name("capout-removed.log"))
+    same(
+        await c.error("read", path=gone),
+        f"'{gone}': this saved output was removed (the server keeps at most 1 GiB of saved outputs, oldest removed first)",
+    )
+
+
 TESTS = [
     lists_the_three_tools,
     read_pages_a_file_to_its_end,
@@ -251,6 +364,11 @@ TESTS = [
     bad_calls_never_end_the_session,
     bash_cancelled_ends_its_command,
     bash_background_jobs_end_with_the_call,
+    read_never_follows_a_symlink_swapped_in,
+    read_and_grep_refuse_a_fifo_and_a_socket,
+    grep_of_a_300_mib_line_stays_under_32_mib,
+    absolute_paths_through_a_root_given_as_a_symlink,
+    read_of_a_removed_saved_output_says_so,
 ]
 
 
