@@ -5,16 +5,13 @@
 //! while it runs stays within what the cap allows.
 #![no_main]
 
-#[path = "../../tests/common/mod.rs"]
-mod common;
-
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Read;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use capout::{CapSpec, Config};
-use common::Rng;
-use common::model::{model, random_config};
+use capout_core::{CapSpec, Config};
+use capout_testkit::Rng;
+use capout_testkit::model::{model, random_config};
 use libfuzzer_sys::fuzz_target;
 
 /// Counts the bytes on the heap and their peak.
@@ -59,7 +56,7 @@ impl Read for Reads<'_> {
 
 /// Heap the run may hold beyond what it keeps: the read buffers, one line
 /// held for matching, a stretch held by --collapse-cr, and the rest slack.
-const FIXED: usize = 2 * (64 * 1024) + capout::internals::LINE_LIMIT + capout::internals::COLLAPSE_LIMIT + (64 << 10);
+const FIXED: usize = 2 * (64 * 1024) + capout_core::internals::LINE_LIMIT + capout_core::internals::COLLAPSE_LIMIT + (64 << 10);
 
 /// What the cap may keep: small caps, so it is the input only where the
 /// kept lines have no line cap.
@@ -79,7 +76,7 @@ fn run(config: &Config, input: &[u8], sizes: &[u8]) -> (Vec<u8>, usize) {
     let mut err = Vec::new();
     let before = HELD.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
-    capout::run(config, Reads { data: input, sizes, turn: 0 }, &mut out, &mut err).expect("in-memory run");
+    capout_core::run(config, Reads { data: input, sizes, turn: 0 }, &mut out, &mut err).expect("in-memory run");
     let peak = PEAK.load(Ordering::Relaxed) - before;
     (out, peak)
 }

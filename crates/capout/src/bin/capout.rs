@@ -1,0 +1,158 @@
+//! The `capout` binary: parse, run, map the outcome to an exit status.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Write};
+use std::os::fd::AsFd;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use capout::cli::{self, Action};
+use capout::signals::{self, Interruptible, Signals};
+use capout::{command, completions, pipe, seek};
+use capout_core::{Ending, Error, Report};
+
+fn main() -> ExitCode {
+    // Started by itself to run a command in a session of its own.
+    if let Some(status) = command::exec_in_new_session() {
+        return ExitCode::from(status);
+    }
+    // `capout --mcp [--root DIR]` is a server, not a filter: an
+    // executable of its own, so that the filter's start-up is left be.
+    if let Some(root) = cli::mcp_requested(std::env::args_os()) {
+        return serve_mcp(&root);
+    }
+    let mut config = match cli::parse() {
+        Action::Run(config) => *config,
+        Action::Completions(shell) => {
+            if shell == clap_complete::Shell::Bash {
+                let _ = io::stdout().write_all(completions::bash(&cli::command()).as_bytes());
+            } else {
+                clap_complete::generate(shell, &mut cli::command(), "capout", &mut io::stdout());
+            }
+            return ExitCode::SUCCESS;
+        }
+        Action::ShowConfig(text) => {
+            let _ = io::stdout().write_all(text.as_bytes());
+            return ExitCode::SUCCESS;
+        }
+    };
+    // Under a file size limit (`ulimit -f`), a write past it fails with
+    // EFBIG, an error like any other, instead of SIGXFSZ killing capout.
+    // Caught rather than ignored: a command that capout runs starts with a
+    // caught signal's default action, but would inherit an ignored one.
+    // Should this fail, the limit kills capout as it always did.
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, Arc::new(AtomicBool::new(false)));
+    let mut out = BufWriter::with_capacity(capout_core::READ_SIZE, io::stdout().lock());
+    let mut err = io::stderr().lock();
+    if config.command.is_some() {
+        // A closed stdout is handled inside: the command must still be
+        // waited for, and its status stands.
+        return match command::run(&config, &mut out, &mut err) {
+            Ok(finished) => match finished.report.and_then(|r| r.save_error) {
+                Some(e) => fail(&mut err, &e, 1),
+                None => exit(&finished.ending),
+            },
+            Err(e) => fail(&mut err, &e, e.exit_code()),
+        };
+    }
+    // Read fd 0 as a plain file: std's Stdin takes EBADF (a stdin open
+    // only for writing) for an empty input, and adds a buffer of its own.
+    // A --input FILE that cannot be opened is told as the input's first
+    // read error, before anything is written, so that --json still prints
+    // its object.
+    let input = match &config.input {
+        Some(path) => File::open(path)
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot open {}: {e}", path.display()))),
+        None => io::stdin().as_fd().try_clone_to_owned().map(File::from),
+    };
+    let ran = match input {
+        Ok(mut stdin) => {
+            // A file that cannot seek is read from where it is.
+            let _ = seek::skip_to_tail(&mut stdin, &config);
+            pipe::enlarge(&stdin);
+            // Larger pieces than the library's default: fewer system
+            // calls and fewer pieces, each with its fixed cost.
+            config.read_size = capout_core::INPUT_READ_SIZE;
+            match Signals::catch(false) {
+                Ok(signals) => capout_core::run_with(
+                    &config,
+                    Interruptible::new(stdin, signals),
+                    &mut out,
+                    &mut err,
+                    |input| {
+                        let interrupted = input.signal().map(rustix::process::Signal::as_raw);
+                        Ending {
+                            exit_code: interrupted.map_or(0, |s| 128 + s),
+                            interrupted,
+                            ..Ending::default()
+                        }
+                    },
+                ),
+                Err(e) => capout_core::run(&config, Unreadable(Some(e)), &mut out, &mut err),
+            }
+        }
+        // Told as the input's first read error, so that --json still
+        // prints its object.
+        Err(e) => capout_core::run(&config, Unreadable(Some(e)), &mut out, &mut err),
+    };
+    finish(&mut err, ran)
+}
+
+/// Replaces capout with `capout-mcp`, the MCP server, from capout's own
+/// directory, where every way of installing capout puts both.
+#[cfg(feature = "mcp")]
+fn serve_mcp(root: &std::path::Path) -> ExitCode {
+    use std::os::unix::process::CommandExt;
+    let server = match std::env::current_exe() {
+        Ok(exe) => exe.with_file_name("capout-mcp"),
+        Err(e) => {
+            return fail(&mut io::stderr(), &format_args!("--mcp: cannot find capout's own path: {e}"), 1);
+        }
+    };
+    let e = std::process::Command::new(&server).arg("--root").arg(root).exec();
+    let reason = command::plain_reason(&e);
+    fail(&mut io::stderr(), &format_args!("--mcp: cannot run {}: {reason}", server.display()), 1)
+}
+
+#[cfg(not(feature = "mcp"))]
+fn serve_mcp(_: &std::path::Path) -> ExitCode {
+    fail(&mut io::stderr(), &"--mcp: built without the MCP server (cargo feature mcp)", 2)
+}
+
+/// The exit status of a filter-mode run, with its error on stderr.
+fn finish(err: &mut dyn Write, ran: Result<Report, Error>) -> ExitCode {
+    match ran {
+        Ok(report) => match report.save_error {
+            Some(e) => fail(err, &e, 1),
+            None => exit(&report.ending),
+        },
+        // A reader that stopped listening is not an error.
+        Err(Error::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => fail(err, &e, e.exit_code()),
+    }
+}
+
+/// An input whose first read fails with the error it holds.
+struct Unreadable(Option<io::Error>);
+
+impl Read for Unreadable {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        Err(self.0.take().unwrap_or_else(|| io::Error::other("the input cannot be read")))
+    }
+}
+
+/// capout's exit: as the command ended, or as the signal that interrupted
+/// it; a shell then sees what it would have seen without capout.
+fn exit(ending: &Ending) -> ExitCode {
+    if let Some(signal) = ending.fatal_signal() {
+        signals::die_of(signal);
+    }
+    ExitCode::from(u8::try_from(ending.exit_code).unwrap_or(1))
+}
+
+/// One line on stderr, and `status`.
+fn fail(err: &mut dyn Write, e: &dyn std::fmt::Display, status: u8) -> ExitCode {
+    let _ = writeln!(err, "capout: {e}");
+    ExitCode::from(status)
+}

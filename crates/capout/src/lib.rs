@@ -1,0 +1,16 @@
+//! What the `capout` filter and the `capout-mcp` server share: the command
+//! line and its layers (profiles, the config file, `CAPOUT_OPTS`), running
+//! and supervising a command, the seek fast path, and the MCP server.
+//!
+//! This is the programs' library, not the engine: a harness that embeds
+//! capout depends on `capout-core`, which has none of this.
+
+pub mod cli;
+pub mod command;
+pub mod completions;
+#[cfg(feature = "mcp")]
+pub mod mcp;
+pub mod pipe;
+pub mod profiles;
+pub mod seek;
+pub mod signals;

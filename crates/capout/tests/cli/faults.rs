@@ -1,0 +1,332 @@
+//! capout in a hostile environment: a stderr that fails, a file size
+//! limit, and errors under `--json`. Whatever fails, stdout says what it
+//! always says, and `--json` prints one complete object.
+//!
+//! Tests that need capout to have reached a point wait on an event (a
+//! write that only completes once capout has read, a line on its stderr);
+//! the sleeps here only make sure that more time passes than the 100 ms
+//! between two progress updates, so that one more is due.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::thread;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+const CAPOUT: &str = env!("CARGO_BIN_EXE_capout");
+
+/// Longer than the time between two progress updates.
+const PAST_AN_UPDATE: Duration = Duration::from_millis(300);
+
+fn capout(args: &[&str]) -> Command {
+    let mut cmd = Command::new(CAPOUT);
+    cmd.args(args).env_remove("CAPOUT_OPTS").env("CAPOUT_CONFIG", "");
+    cmd
+}
+
+/// `/dev/full`, open for writing: every write fails with ENOSPC.
+fn dev_full() -> File {
+    OpenOptions::new().write(true).open("/dev/full").expect("/dev/full is needed by this test")
+}
+
+/// The input `seq 1 n` gives.
+fn seq(n: u32) -> Vec<u8> {
+    (1..=n).flat_map(|i| format!("{i}\n").into_bytes()).collect()
+}
+
+/// Feeds capout more than any pipe holds, so that once the write is done
+/// capout is surely reading; then, past the next progress update, the end.
+fn feed_past_an_update(mut stdin: impl Write, end: &[u8]) {
+    stdin.write_all(&vec![b'.'; 8 << 20]).unwrap();
+    thread::sleep(PAST_AN_UPDATE);
+    stdin.write_all(end).unwrap();
+}
+
+#[test]
+fn progress_on_a_full_stderr_changes_nothing() {
+    let mut child = capout(&["--progress", "always", "-c", "4"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(dev_full())
+        .spawn()
+        .unwrap();
+    feed_past_an_update(child.stdin.take().unwrap(), b"end\n");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "end\n... (truncated, showing last 4 chars)\n");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn progress_to_a_stderr_whose_reader_left_changes_nothing() {
+    let mut child = capout(&["--progress", "always", "-c", "4"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let (left, leaving) = std::sync::mpsc::channel::<()>();
+    let writer = thread::spawn(move || {
+        let mut stdin = stdin;
+        while leaving.try_recv().is_err() {
+            stdin.write_all(b"0123456789\n").unwrap();
+        }
+        thread::sleep(PAST_AN_UPDATE);
+        stdin.write_all(b"end\n").unwrap();
+    });
+    // The live line shows; then its reader goes away.
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    stderr.read_until(b')', &mut Vec::new()).unwrap();
+    drop(stderr);
+    left.send(()).unwrap();
+    writer.join().unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "end\n... (truncated, showing last 4 chars)\n");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn progress_on_a_full_stderr_leaves_a_command_alone() {
+    let script = "seq 1000000; sleep 0.3; echo end";
+    let out = capout(&["--progress", "always", "-c", "4", "--", "sh", "-c", script])
+        .stdin(Stdio::null())
+        .stderr(dev_full())
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "end\n... (truncated, showing last 4 chars)\n");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn progress_to_a_stderr_whose_reader_left_does_not_kill_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let go = dir.path().join("go");
+    // The command writes until told to stop, then waits past an update and
+    // writes once more: it would die of SIGPIPE if capout stopped reading.
+    let script = "while [ ! -e \"$1\" ]; do echo 0123456789; done; sleep 0.3; echo end";
+    let mut child =
+        capout(&["--progress", "always", "-c", "4", "--", "sh", "-c", script, "sh", go.to_str().unwrap()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    stderr.read_until(b')', &mut Vec::new()).unwrap();
+    drop(stderr);
+    fs::write(&go, "").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "end\n... (truncated, showing last 4 chars)\n");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+/// capout run by `sh` under `ulimit -f 100` (at most 100 KiB), in `dir`.
+fn under_a_file_size_limit(dir: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new("sh");
+    cmd.args(["-c", "ulimit -f 100 && exec \"$0\" \"$@\"", CAPOUT])
+        .args(args)
+        .env_remove("CAPOUT_OPTS")
+        .env("CAPOUT_CONFIG", "")
+        .current_dir(dir);
+    cmd
+}
+
+/// What `seq 1000000 | capout -c 30 --save x` prints when x cannot hold it.
+fn check_file_too_large(out: &Output, dir: &Path) {
+    let input = seq(1_000_000);
+    let kept = String::from_utf8_lossy(&input[input.len() - 30..]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("{kept}... (truncated, showing last 30 chars)\n")
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "capout: cannot save the output to x: File too large (os error 27)\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
+    // x was never half-written: it still holds what it held.
+    assert_eq!(fs::read(dir.join("x")).unwrap(), b"old\n");
+}
+
+#[test]
+fn a_file_size_limit_on_save_is_a_save_error() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("x"), "old\n").unwrap();
+    let mut child = under_a_file_size_limit(dir.path(), &["-c", "30", "--save", "x"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = thread::spawn(move || stdin.write_all(&seq(1_000_000)));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    check_file_too_large(&out, dir.path());
+}
+
+#[test]
+fn a_file_size_limit_on_save_is_a_save_error_in_command_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("x"), "old\n").unwrap();
+    let out = under_a_file_size_limit(dir.path(), &["-c", "30", "--save", "x", "--", "seq", "1000000"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    check_file_too_large(&out, dir.path());
+}
+
+#[test]
+fn a_command_meets_a_file_size_limit_as_it_would_without_capout() {
+    // Killed by SIGXFSZ (128 + 25), as under the shell alone: capout's own
+    // handling of the signal is not passed on the way an ignored signal is.
+    let dir = tempfile::tempdir().unwrap();
+    let script = "ulimit -f 1 && head -c 5000 /dev/zero > big; echo $? > status";
+    let out =
+        capout(&["--", "sh", "-c", script]).current_dir(dir.path()).stdin(Stdio::null()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(fs::read_to_string(dir.path().join("status")).unwrap(), "153\n");
+}
+
+/// The one object on stdout; stdout must be that object and a newline.
+fn object(out: &Output) -> Value {
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.ends_with('\n') && text.matches('\n').count() == 1, "one line: {text:?}");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text:?}"))
+}
+
+/// An object for a run that failed before its input ended.
+fn check_failed(out: &Output, message: &str, status: i32) {
+    let v = object(out);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), format!("capout: {message}\n"));
+    assert_eq!(out.status.code(), Some(status));
+    assert_eq!(
+        v,
+        json!({
+            "output": "",
+            "notice": null,
+            "truncated": false,
+            "cap": "tail-chars",
+            "limit": 5000,
+            "total_bytes": null,
+            "total_chars": null,
+            "total_lines": null,
+            "matches": null,
+            "unit": "chars",
+            "omitted": null,
+            "first": null,
+            "last": null,
+            "next_offset": null,
+            "total_tokens": null,
+            "tokenizer": null,
+            "exit_code": status,
+            "signal": null,
+            "timed_out": false,
+            "saved_to": null,
+            "error": message,
+        })
+    );
+}
+
+#[test]
+fn json_of_a_command_not_found_is_a_whole_object() {
+    let out = capout(&["--json", "--", "capout-test-no-such-command"]).stdin(Stdio::null()).output().unwrap();
+    check_failed(&out, "capout-test-no-such-command: command not found", 127);
+}
+
+#[test]
+fn json_of_a_command_that_cannot_be_executed_is_a_whole_object() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("script"), "#!/bin/sh\necho hi\n").unwrap();
+    let out =
+        capout(&["--json", "--", "./script"]).current_dir(dir.path()).stdin(Stdio::null()).output().unwrap();
+    check_failed(&out, "./script: permission denied", 126);
+}
+
+#[test]
+fn json_of_an_input_that_cannot_be_read_is_a_whole_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = capout(&["--json"]).stdin(File::open(dir.path()).unwrap()).output().unwrap();
+    check_failed(&out, "error reading input: Is a directory (os error 21)", 1);
+}
+
+#[test]
+fn json_of_a_save_that_cannot_be_made_is_a_whole_object() {
+    let out = capout(&["--json", "--save", "/nonexistent-dir/x.log"]).stdin(Stdio::null()).output().unwrap();
+    check_failed(
+        &out,
+        "cannot save the output to /nonexistent-dir/x.log: No such file or directory (os error 2)",
+        1,
+    );
+}
+
+#[test]
+fn json_of_a_save_that_fails_part_way_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let out =
+        under_a_file_size_limit(dir.path(), &["--json", "-c", "8", "--save", "x", "--", "seq", "1000000"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+    let v = object(&out);
+    let message = "cannot save the output to x: File too large (os error 27)";
+    assert_eq!(String::from_utf8_lossy(&out.stderr), format!("capout: {message}\n"));
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        (&v["output"], &v["notice"], &v["truncated"], &v["total_lines"]),
+        (
+            &json!("1000000\n"),
+            &json!("... (truncated, showing last 8 chars)"),
+            &json!(true),
+            &json!(1_000_000)
+        )
+    );
+    assert_eq!((&v["exit_code"], &v["saved_to"], &v["error"]), (&json!(1), &Value::Null, &json!(message)));
+    assert!(!dir.path().join("x").exists());
+}
+
+#[test]
+fn json_usage_errors_print_nothing_on_stdout() {
+    for args in [&["--json", "-c", "0"][..], &["--json", "-e", "(", "-m", "1"], &["--json", "--nope"]] {
+        let out = capout(args).stdin(Stdio::null()).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+/// Gives `data`, then fails.
+struct FailsAfter(&'static [u8]);
+
+impl Read for FailsAfter {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.0.is_empty() {
+            return Err(std::io::Error::other("the disk went away"));
+        }
+        let n = self.0.len().min(buf.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn json_closes_the_object_when_reading_fails_after_output_streamed() {
+    let config = capout_core::Config {
+        cap: capout_core::CapSpec::HeadLines { limit: 5, offset: 0 },
+        json: true,
+        ..capout_core::Config::default()
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let result = capout_core::run(&config, FailsAfter(b"a\nb\n"), &mut out, &mut err);
+    let error = result.expect_err("reading failed");
+    assert_eq!(error.to_string(), "error reading input: the disk went away");
+    assert_eq!(error.exit_code(), 1);
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(
+        (&v["output"], &v["error"], &v["exit_code"], &v["total_lines"]),
+        (&json!("a\nb\n"), &json!("error reading input: the disk went away"), &json!(1), &Value::Null)
+    );
+}

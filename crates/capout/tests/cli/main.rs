@@ -1,0 +1,20 @@
+//! The `capout` and `capout-mcp` programs, run as a user runs them.
+
+mod adversarial;
+mod cli;
+mod command;
+mod completions;
+mod faults;
+mod gnu;
+mod harness;
+mod keep;
+mod limits;
+mod matches;
+mod mcp_cli;
+mod profiles;
+mod render;
+mod render_cli;
+mod seek;
+mod signals;
+mod token_caps;
+mod tokens;

@@ -1,0 +1,576 @@
+//! [`Capper`]: the one engine. It is fed the stream in chunks of any size,
+//! split anywhere, and writes what its cap keeps as it goes.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use crate::buf::PageBuf;
+use crate::caps::{
+    Cap, HeadLines, HeadTailChars, HeadTailLines, HeadTailTokens, HeadTokens, HeadUnits, LineShaper, Matches,
+    Outcome, TailLines, TailTokens, TailUnits, window_bytes,
+};
+use crate::count::Totals;
+use crate::matcher::Matcher;
+use crate::notice::{Kind, Notice, Renderer};
+use crate::output::Route;
+use crate::render::Screen;
+use crate::rescue::{Head, Rescuer, Tail};
+use crate::save::{SaveError, Saver};
+use crate::transform::{LineCap, Transforms};
+use crate::{CapSpec, Config, DEFAULT_MAX_LINE, Error, Options, utf8};
+
+/// Caps a stream that arrives in chunks: the push side of capout.
+///
+/// Feed it with [`Capper::push`] as bytes arrive, in chunks of any size
+/// split anywhere (a character split between two chunks is held back
+/// until it is whole), and end it with [`Capper::finish`], which writes
+/// what the cap held back and the notice, and returns the [`Summary`].
+/// Memory is bounded by the cap, whatever the length of the stream.
+///
+/// ```
+/// use capout_core::{CapSpec, Capper, Options};
+///
+/// let mut options = Options::default();
+/// options.cap = CapSpec::HeadLines { limit: 2, offset: 0 };
+/// let mut capper = Capper::new(options)?;
+/// let mut out = Vec::new();
+/// for chunk in [&b"one\ntw"[..], b"o\nthree\nfour\n"] {
+///     capper.push(chunk, &mut out)?;
+/// }
+/// let summary = capper.finish(&mut out)?;
+/// assert_eq!(
+///     String::from_utf8(out).unwrap(),
+///     "one\ntwo\n... (truncated, showing lines 1-2 of 4, next offset 2)\n"
+/// );
+/// assert!(summary.truncated);
+/// assert_eq!(summary.totals.lines(), Some(4));
+/// assert_eq!(summary.next_offset, Some(2));
+/// # Ok::<(), capout_core::Error>(())
+/// ```
+pub struct Capper {
+    spec: CapSpec,
+    unit: crate::Unit,
+    /// `--render`: before everything else, in place of the transforms.
+    render: Option<Render>,
+    /// `--strip-ansi`, `--collapse-cr`: before everything else.
+    transforms: Transforms,
+    /// The start of a character split by the end of the last chunk
+    /// (without transforms).
+    held: Vec<u8>,
+    /// Transformed bytes not yet fed (with transforms): the start of a
+    /// character held back. Page-aligned, as the read buffer is, so that
+    /// text the transforms pass through is copied at full speed.
+    transformed: PageBuf,
+    core: Core,
+}
+
+/// What each piece of the stream, begun and ended on a character
+/// boundary, goes through.
+struct Core {
+    /// `--save`: the stream as the notices count it, after the transforms
+    /// and before any cap, so that paging the file gives the lines the
+    /// notices number.
+    saver: Option<Saver>,
+    cap: Box<dyn Cap>,
+    /// `--max-line-chars` before a character cap, after `--keep`.
+    line_cap: Option<LineCap>,
+    capped: Vec<u8>,
+    rescuer: Option<Rescuer>,
+    totals: Totals,
+    route: Route,
+}
+
+/// With `--max-line-chars` before a character cap, a piece goes through
+/// the line cap in slices of at most this many bytes: a cut line grows by
+/// its marker (`ab x` cut to 3 characters takes seven times its bytes), so
+/// what the line cap writes at once is bounded by a slice, not by a read.
+const LINE_CAP_SLICE: usize = 16 * 1024;
+
+impl Core {
+    fn piece(
+        &mut self,
+        mut piece: &[u8],
+        last: bool,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> io::Result<()> {
+        if self.line_cap.is_some() {
+            while piece.len() > LINE_CAP_SLICE {
+                // A slice ends on a character boundary, as a piece does.
+                let end = LINE_CAP_SLICE - utf8::incomplete_suffix(&piece[..LINE_CAP_SLICE]);
+                self.slice(&piece[..end], false, out, err)?;
+                piece = &piece[end..];
+            }
+        }
+        self.slice(piece, last, out, err)
+    }
+
+    fn slice(
+        &mut self,
+        piece: &[u8],
+        last: bool,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> io::Result<()> {
+        if let Some(saver) = &mut self.saver {
+            saver.write(piece);
+        }
+        let capped: &[u8] = match &mut self.line_cap {
+            Some(line_cap) => {
+                self.capped.clear();
+                line_cap.apply(piece, &mut self.capped);
+                if last {
+                    line_cap.finish(&mut self.capped);
+                }
+                &self.capped
+            }
+            None => piece,
+        };
+        self.totals.add(capped);
+        if let Some(rescuer) = &mut self.rescuer {
+            rescuer.feed(piece, capped, &self.totals);
+        }
+        let mut output = self.route.to(out, err);
+        self.cap.feed(capped, &self.totals, &mut output)?;
+        output.flush()
+    }
+}
+
+/// `--render`: the stream through a terminal [`Screen`]; its finished
+/// rows go on to the [`Core`] in batches, so memory is the window and one
+/// batch, whatever rows a chunk of input makes.
+struct Render {
+    /// `None` once finished.
+    screen: Option<Screen>,
+    /// Finished rows not yet fed: whole rows, each ending in `\n`.
+    rows: Vec<u8>,
+}
+
+impl Render {
+    /// Rows are fed on once this many bytes of them wait.
+    const BATCH: usize = 64 * 1024;
+
+    fn new((width, height): (u16, u16)) -> Self {
+        Render { screen: Some(Screen::new(width.into(), height.into())), rows: Vec::new() }
+    }
+
+    fn feed(
+        &mut self,
+        chunk: &[u8],
+        core: &mut Core,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> io::Result<()> {
+        let Some(screen) = &mut self.screen else { return Ok(()) };
+        batched(&mut self.rows, core, out, err, |mut emit| screen.feed(chunk, &mut emit))?;
+        // What this chunk finished goes out now: a head cap shows it as
+        // it comes.
+        self.flush(core, out, err)
+    }
+
+    /// Feeds on the rows still on the screen at the end of the stream.
+    fn finish(&mut self, core: &mut Core, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<()> {
+        if let Some(screen) = self.screen.take() {
+            batched(&mut self.rows, core, out, err, |mut emit| screen.finish(&mut emit))?;
+        }
+        self.flush(core, out, err)
+    }
+
+    fn flush(&mut self, core: &mut Core, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<()> {
+        if self.rows.is_empty() {
+            return Ok(());
+        }
+        let fed = core.piece(&self.rows, false, out, err);
+        self.rows.clear();
+        fed
+    }
+}
+
+/// Gathers the rows that `rows_of` hands out into `rows`, and feeds them
+/// on to `core` whenever a batch is full.
+fn batched(
+    rows: &mut Vec<u8>,
+    core: &mut Core,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    rows_of: impl FnOnce(&mut dyn FnMut(&[u8])),
+) -> io::Result<()> {
+    let mut fed = Ok(());
+    rows_of(&mut |row: &[u8]| {
+        rows.extend_from_slice(row);
+        if rows.len() >= Render::BATCH && fed.is_ok() {
+            fed = core.piece(rows, false, out, err);
+            rows.clear();
+        }
+    });
+    fed
+}
+
+/// What a [`Capper`] did, once it has finished: the facts of capout's
+/// `--json` object.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Summary {
+    /// Whether anything was cut.
+    pub truncated: bool,
+    /// The cap, and with it its limit ([`CapSpec::limit`]).
+    pub cap: CapSpec,
+    /// Totals of the whole stream.
+    pub totals: Totals,
+    /// Matching lines, for `--max-matches`.
+    pub matches: Option<u64>,
+    /// Units cut, when something was.
+    pub omitted: Option<u64>,
+    /// The first unit kept (for a head+tail pair: the first one cut),
+    /// 1-based, when something was cut.
+    pub first: Option<u64>,
+    /// The last unit kept (for a head+tail pair: the last one cut), when
+    /// something was cut.
+    pub last: Option<u64>,
+    /// The `--offset` that shows what comes next, for `--head-lines`.
+    pub next_offset: Option<u64>,
+    /// Tokens of the whole stream, for a token cap when they were
+    /// counted.
+    pub total_tokens: Option<u64>,
+    /// What the notice says, when there is one.
+    pub notice: Option<Notice>,
+    /// The file the whole stream was saved to and left behind.
+    pub saved_to: Option<PathBuf>,
+    /// Saving the stream failed part way; the output was still written.
+    pub save_error: Option<SaveError>,
+}
+
+impl Capper {
+    /// A capper as `options` say. A pattern that is not valid is an
+    /// error, and so is a file to save the stream to that cannot be
+    /// made.
+    pub fn new(options: Options) -> Result<Capper, Error> {
+        Capper::with_config(&Config::from(options))
+    }
+
+    /// A capper for the stream of a run: patterns compiled (once: here),
+    /// the save file made.
+    pub(crate) fn with_config(config: &Config) -> Result<Capper, Error> {
+        // An invalid pattern is a usage error: no file is made.
+        let matcher = config
+            .pattern
+            .as_ref()
+            .map(|p| p.compile_with_case("--pattern", config.ignore_case))
+            .transpose()
+            .map_err(Error::from)?;
+        let keep =
+            config.keep.as_ref().map(|k| k.compile(config.ignore_case)).transpose().map_err(Error::from)?;
+        let saver = config.save.as_ref().map(Saver::create).transpose().map_err(Error::Save)?;
+        let renderer = Renderer::new(config.template.clone(), saver.as_ref().map(Saver::path));
+        // With --json, the notices are fields of the object, and the middle
+        // line of a head+tail pair stays in the output.
+        let target = if config.json { crate::NoticeTarget::None } else { config.notice };
+        let route = Route::new(target, config.json, renderer);
+        let core = Core {
+            saver,
+            cap: build_cap(config, matcher),
+            line_cap: char_line_cap(config).map(|w| LineCap::new(w, config.unit)),
+            capped: Vec::new(),
+            rescuer: keep.and_then(|matcher| build_rescuer(config, matcher)),
+            totals: Totals::new(config.need()),
+            route,
+        };
+        Ok(Capper {
+            spec: config.cap,
+            unit: config.unit,
+            render: config.render.map(Render::new),
+            transforms: Transforms::new(config.strip_ansi, config.collapse_cr, config.limits.collapse_cr),
+            held: Vec::new(),
+            // Room for a part and a character held back: it never grows.
+            transformed: if config.strip_ansi || config.collapse_cr {
+                PageBuf::with_capacity(crate::transform::PART + 4)
+            } else {
+                PageBuf::default()
+            },
+            core,
+        })
+    }
+
+    /// Takes the next chunk of the stream, and writes to `out` what the
+    /// cap lets through of it now (a head cap writes as it goes; a tail
+    /// cap holds back until [`Capper::finish`]). `out` is flushed when
+    /// something was written to it.
+    pub fn push(&mut self, chunk: &[u8], out: &mut impl Write) -> Result<(), Error> {
+        self.push_with(chunk, out, &mut io::stderr())
+    }
+
+    /// Totals of the stream so far. Only the totals that something reads
+    /// are counted: the others read as `None`.
+    pub fn totals(&self) -> &Totals {
+        &self.core.totals
+    }
+
+    /// Ends the stream: writes what the cap held back to `out`, then the
+    /// notice where [`Options::notice`] says, and says what was done.
+    pub fn finish(mut self, out: &mut impl Write) -> Result<Summary, Error> {
+        let err = &mut io::stderr();
+        let summary = self.close(out, err)?;
+        if let Some(notice) = &summary.notice {
+            for line in notice.lines() {
+                self.notify(line, out, err)?;
+            }
+        }
+        self.core.route.to(out, err).finish().map_err(Error::Write)?;
+        Ok(summary)
+    }
+
+    /// [`Capper::push`], with notices on `err`.
+    pub(crate) fn push_with(
+        &mut self,
+        chunk: &[u8],
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<(), Error> {
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        self.feed(chunk, out, err).map_err(Error::Write)
+    }
+
+    fn feed(&mut self, mut chunk: &[u8], out: &mut dyn Write, err: &mut dyn Write) -> io::Result<()> {
+        if let Some(render) = &mut self.render {
+            return render.feed(chunk, &mut self.core, out, err);
+        }
+        if self.transforms.any() {
+            // A large read goes through in parts, so that the buffers the
+            // transforms write into stay small whatever the read size.
+            for part in chunk.chunks(crate::transform::PART) {
+                let mut transformed = std::mem::take(&mut self.transformed);
+                self.transforms.apply(part, &mut transformed);
+                let end = transformed.len() - utf8::incomplete_suffix(transformed.as_slice());
+                let fed = self.core.piece(&transformed.as_slice()[..end], false, out, err);
+                transformed.drain_front(end);
+                self.transformed = transformed;
+                fed?;
+            }
+            return Ok(());
+        }
+        if !self.held.is_empty() {
+            // Complete the character held back with the start of this
+            // chunk: it is a piece of its own.
+            let have = self.held.len();
+            let mut joined = [0; 7];
+            let extra = chunk.len().min(3);
+            joined[..have].copy_from_slice(&self.held);
+            joined[have..have + extra].copy_from_slice(&chunk[..extra]);
+            let len = utf8::char_len(&joined[..have + extra]);
+            if len == have + extra && utf8::incomplete_suffix(&joined[..len]) == len {
+                self.held.extend_from_slice(chunk);
+                return Ok(());
+            }
+            self.held.clear();
+            self.core.piece(&joined[..len], false, out, err)?;
+            chunk = &chunk[len - have..];
+        }
+        let held = utf8::incomplete_suffix(chunk);
+        let (piece, rest) = chunk.split_at(chunk.len() - held);
+        self.held.extend_from_slice(rest);
+        self.core.piece(piece, false, out, err)
+    }
+
+    /// Ends the stream and writes what the cap held back, but no notice:
+    /// those are in the summary, for the caller to write with
+    /// [`Capper::notify`] in its order.
+    pub(crate) fn close(&mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<Summary, Error> {
+        let mut last = std::mem::take(&mut self.transformed);
+        if let Some(render) = &mut self.render {
+            render.finish(&mut self.core, out, err).map_err(Error::Write)?;
+        } else if self.transforms.any() {
+            self.transforms.finish(&mut last);
+        } else {
+            last.append(&mut self.held);
+        }
+        self.core.piece(last.as_slice(), true, out, err).map_err(Error::Write)?;
+        let core = &mut self.core;
+        if core.saver.as_ref().is_some_and(Saver::failed) {
+            core.route.forget_saved();
+        }
+        let outcome = core.cap.finish(&core.totals, &mut core.route.to(out, err)).map_err(Error::Write)?;
+        let truncated = matches!(outcome, Outcome::Cut(..) | Outcome::Middle(_));
+        // The saved file is put in place (or given up) now that the stream
+        // has ended, before a notice names it.
+        let (saved_to, save_error) = match core.saver.take().map(|s| s.finish(truncated)) {
+            None => (None, None),
+            Some(Ok(path)) => (path, None),
+            Some(Err(e)) => {
+                core.route.forget_saved();
+                (None, Some(e))
+            }
+        };
+        // An offset past the end shows no page and cuts nothing.
+        let paged = matches!(outcome, Outcome::Cut(Kind::HeadLines, _));
+        let (line, facts) = match outcome {
+            Outcome::Whole => (None, None),
+            Outcome::Middle(facts) => (None, Some(facts)),
+            Outcome::Nothing(line) => (Some(line.to_owned()), None),
+            Outcome::Cut(Kind::PastEnd, facts) => (Some(core.route.render(Kind::PastEnd, &facts)), None),
+            Outcome::Cut(kind, facts) => (Some(core.route.render(kind, &facts)), Some(facts)),
+        };
+        // A character cap's numbers speak of a total that may not have
+        // been counted: then they are not told.
+        let counted = match self.spec {
+            CapSpec::TailChars(_) | CapSpec::HeadChars(_) | CapSpec::HeadTailChars(..) => {
+                core.totals.of(self.unit).is_some()
+            }
+            _ => true,
+        };
+        let facts = facts.filter(|_| counted);
+        let rescued = match core.rescuer.take().filter(|_| truncated) {
+            Some(rescuer) => rescuer.finish(&core.totals, &core.cap.cut(&core.totals)),
+            None => Vec::new(),
+        };
+        let notice = (line.is_some() || !rescued.is_empty()).then(|| Notice::new(line, rescued));
+        Ok(Summary {
+            truncated,
+            cap: self.spec,
+            totals: core.totals,
+            matches: core.cap.matches(&core.totals),
+            omitted: facts.as_ref().map(|f| f.omitted),
+            first: facts.as_ref().map(|f| f.first),
+            last: facts.as_ref().map(|f| f.last),
+            next_offset: facts.as_ref().filter(|_| paged).map(|f| f.next_offset),
+            total_tokens: core.cap.tokens(),
+            notice,
+            saved_to,
+            save_error,
+        })
+    }
+
+    /// Writes one notice line where notices go.
+    pub(crate) fn notify(
+        &mut self,
+        line: &[u8],
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<(), Error> {
+        self.core.route.to(out, err).notice(line).map_err(Error::Write)
+    }
+}
+
+/// A [`Write`] that caps what is written through it: a [`Capper`] in
+/// front of a writer, for code that already writes.
+///
+/// ```
+/// use std::io::Write;
+/// use capout_core::{CapSpec, CapWriter, Options};
+///
+/// let mut options = Options::default();
+/// options.cap = CapSpec::TailChars(5);
+/// let mut writer = CapWriter::new(Vec::new(), options)?;
+/// write!(writer, "hello, world")?;
+/// let (out, summary) = writer.finish()?;
+/// assert_eq!(out, b"world\n... (truncated, showing last 5 chars)\n");
+/// assert_eq!(summary.omitted, None);
+/// assert_eq!(summary.totals.bytes(), 12);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct CapWriter<W: Write> {
+    capper: Capper,
+    inner: W,
+}
+
+impl<W: Write> CapWriter<W> {
+    /// Caps what is written to `inner` as `options` say.
+    pub fn new(inner: W, options: Options) -> Result<Self, Error> {
+        Ok(CapWriter { capper: Capper::new(options)?, inner })
+    }
+
+    /// Ends the stream ([`Capper::finish`]) and gives the writer back.
+    pub fn finish(mut self) -> Result<(W, Summary), Error> {
+        let summary = self.capper.finish(&mut self.inner)?;
+        Ok((self.inner, summary))
+    }
+}
+
+impl<W: Write> Write for CapWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.capper.push(buf, &mut self.inner).map_err(Error::into_io)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+fn build_cap(config: &Config, matcher: Option<Matcher>) -> Box<dyn Cap> {
+    let shaper = || LineShaper::new(config.max_line, config.unit, config.line_numbers);
+    match config.cap {
+        CapSpec::TailChars(n) => Box::new(TailUnits::new(n, config.unit)),
+        CapSpec::HeadChars(n) => Box::new(HeadUnits::new(n, config.unit)),
+        CapSpec::HeadLines { limit, offset } => Box::new(HeadLines::new(limit, offset, shaper())),
+        CapSpec::TailLines(n) => Box::new(TailLines::new(n, shaper())),
+        CapSpec::MaxMatches(n) => Box::new(Matches::new(n, matcher, config.limits.pattern_line, shaper())),
+        CapSpec::HeadTailLines(h, t) => Box::new(HeadTailLines::new(
+            HeadLines::new(h, 0, shaper()),
+            TailLines::from_line(t, h.saturating_add(1), shaper()),
+        )),
+        CapSpec::HeadTailChars(h, t) => Box::new(HeadTailChars::new(h, t, config.unit)),
+        CapSpec::TailTokens(n) => Box::new(TailTokens::new(n, config.tokenizer, config.reads_totals())),
+        CapSpec::HeadTokens(n) => Box::new(HeadTokens::new(n, config.tokenizer, config.reads_totals())),
+        CapSpec::HeadTailTokens(h, t) => Box::new(HeadTailTokens::new(h, t, config.tokenizer)),
+    }
+}
+
+/// The width of `--max-line-chars` given with a character cap, which
+/// applies before the cap counts.
+fn char_line_cap(config: &Config) -> Option<u64> {
+    config.max_line.filter(|_| !config.cap.is_line_cap())
+}
+
+fn build_rescuer(config: &Config, matcher: Matcher) -> Option<Rescuer> {
+    let keep = config.keep.as_ref()?;
+    let tail_bytes = |n| config.unit.max_bytes(n).saturating_add(4);
+    let token_head =
+        |n| if config.tokenizer == crate::Tokenizer::Estimate { Head::Tokens(n) } else { Head::None };
+    let (head, tail) = match config.cap {
+        CapSpec::TailChars(n) => (Head::None, Tail::Bytes(tail_bytes(n))),
+        CapSpec::HeadChars(n) => (Head::Units(n), Tail::None),
+        CapSpec::HeadLines { limit, offset } => (Head::Lines(offset.saturating_add(limit)), Tail::None),
+        CapSpec::TailLines(n) => (Head::None, Tail::Lines(n)),
+        CapSpec::MaxMatches(_) => return None,
+        CapSpec::HeadTailLines(h, t) => (Head::Lines(h), Tail::Lines(t)),
+        CapSpec::HeadTailChars(h, t) => (Head::Units(h), Tail::Bytes(tail_bytes(t))),
+        // The rescuer finds where a head of estimated tokens ends as the
+        // cap does; an exact head is known only once it is cut, and the
+        // cut part then decides which held lines are shown.
+        CapSpec::TailTokens(n) => (Head::None, Tail::Bytes(window_bytes(n))),
+        CapSpec::HeadTokens(n) => (token_head(n), Tail::None),
+        CapSpec::HeadTailTokens(h, t) => (token_head(h), Tail::Bytes(window_bytes(t))),
+    };
+    let width = config.max_line.unwrap_or(DEFAULT_MAX_LINE);
+    let rescuer = Rescuer::new(matcher, keep.pattern.clone(), keep.max, width, config.unit, head, tail);
+    Some(rescuer.with_line_limit(config.limits.pattern_line))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Capper, LINE_CAP_SLICE};
+    use crate::{CapSpec, Options};
+
+    /// What `--max-line-chars` writes at once before a character cap is
+    /// bounded by a slice, not by the piece pushed: a read of short lines
+    /// that each grow to a marker several times their length.
+    #[test]
+    fn the_line_cap_writes_a_slice_at_a_time() {
+        let options =
+            Options { cap: CapSpec::TailChars(5000), max_line_chars: Some(3), ..Options::default() };
+        let mut capper = Capper::new(options).expect("valid options");
+        let mut out = Vec::new();
+        capper.push(&b"ab x\n".repeat(100_000), &mut out).expect("pushed");
+        // A cut line grows at most twelvefold (`ab` cut to 1), and a
+        // vector at most doubles: the 500 KB pushed would take 3.6 MB.
+        let held = capper.core.capped.capacity();
+        assert!(held <= LINE_CAP_SLICE * 24, "{held} bytes held for a slice of {LINE_CAP_SLICE}");
+        let summary = capper.finish(&mut out).expect("finished");
+        assert!(summary.truncated);
+        assert!(
+            out.ends_with(b"ab  ... (line truncated to 3 chars)\n... (truncated, showing last 5000 chars)\n")
+        );
+    }
+}

@@ -1,0 +1,7 @@
+//! The engine against its model, read splits, patterns and properties.
+
+mod examples;
+mod model;
+mod props;
+mod search;
+mod splits;
