@@ -565,9 +565,17 @@ where
 /// A layer of options (SPEC §10): where its words came from, and them.
 #[derive(Clone, Debug)]
 pub struct Layer {
-    /// Where it came from, as `--show-config` says it and errors name it:
-    /// `config file PATH`, `CAPOUT_OPTS`, `profile NAME`.
+    /// Where it came from, as `--show-config` says it: `config file
+    /// PATH`, `CAPOUT_OPTS`, `profile NAME`, `profile NAME of config file
+    /// PATH`.
     pub source: String,
+    /// Where it came from, as errors name it: `config file PATH
+    /// [defaults]`, `config file PATH [profile.NAME]`, `CAPOUT_OPTS`,
+    /// `profile NAME`.
+    pub place: String,
+    /// Whether its words are the keys of a table of the config file, so
+    /// that an error about one option names the key after `place`.
+    pub table: bool,
     /// Its options, as words of a command line.
     pub words: Vec<OsString>,
 }
@@ -606,6 +614,8 @@ where
         let words = shlex::split(opts).ok_or_else(|| usage_in(CAPOUT_OPTS, "unbalanced quotes"))?;
         layers.push(Layer {
             source: CAPOUT_OPTS.into(),
+            place: CAPOUT_OPTS.into(),
+            table: false,
             words: words.into_iter().map(OsString::from).collect(),
         });
     }
@@ -623,22 +633,30 @@ where
         .chain(args.iter().skip(1).cloned())
         .collect();
     let before_matches = parse_words(&before)?;
+    let mut ends = Vec::with_capacity(layers.len() + 1);
+    let mut all = vec![program.clone()];
+    for layer in &layers {
+        all.extend(layer.words.iter().cloned());
+        ends.push(last_index(&parse_words(&all)?));
+    }
     let profile = match before_matches.get_one::<String>("profile") {
         Some(name) => {
-            let profile = crate::profiles::layer(file, name).ok_or_else(|| {
-                usage(format!("no such profile: {name} ({})", crate::profiles::known(file)))
-            })?;
+            let Some(profile) = crate::profiles::layer(file, name)? else {
+                let why = format!("no such profile: {name} ({})", crate::profiles::known(file));
+                // Named where the --profile came from.
+                return Err(match layer_of(&before_matches, &ends, "profile").and_then(|i| layers.get(i)) {
+                    Some(layer) if layer.table => usage_in(&format!("{} profile", layer.place), &why),
+                    Some(layer) => usage_in(&layer.place, &why),
+                    None => usage(why),
+                });
+            };
             check_layer(&program, &profile, &args, false)?;
+            all.extend(profile.words.iter().cloned());
+            ends.push(last_index(&parse_words(&all)?));
             Some(profile)
         }
         None => None,
     };
-    let mut ends = Vec::with_capacity(layers.len() + 1);
-    let mut all = vec![program];
-    for layer in layers.iter().chain(&profile) {
-        all.extend(layer.words.iter().cloned());
-        ends.push(last_index(&parse_words(&all)?));
-    }
     all.extend(args.into_iter().skip(1));
     // Without a profile, these are the words parsed above.
     let matches = if profile.is_some() { parse_words(&all)? } else { before_matches };
@@ -693,11 +711,11 @@ fn check_layer(
         Ok(alone) => alone,
         Err(e) => {
             parse_words(args)?;
-            return Err(from_layer(&layer.source, &e));
+            return Err(from_layer(&layer.place, &e));
         }
     };
     let given = |id: &str| alone.value_source(id) == Some(ValueSource::CommandLine);
-    let source = layer.source.as_str();
+    let source = layer.place.as_str();
     if given("mcp") || given("root") {
         return Err(usage_in(source, "--mcp and --root are not defaults"));
     }
@@ -971,12 +989,21 @@ fn usage_in(source: &str, message: &str) -> clap::Error {
     command().error(ErrorKind::ArgumentConflict, format!("in {source}: {message}"))
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many times this thread built [`command`]: the tests of the
+    /// config file count them, as the work that must not grow with it.
+    pub static PARSERS_BUILT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// The clap command, for parsing, `--completions` and the tests: the
 /// options of [`Args`], and for each switch `--NAME` a hidden `--no-NAME`
 /// that turns it off. The later of the two wins. Each option's value has a
 /// hint for completions: a file, a folder, or `Other` (nothing to
 /// complete).
 pub fn command() -> clap::Command {
+    #[cfg(test)]
+    PARSERS_BUILT.with(|built| built.set(built.get() + 1));
     let cmd = Args::command();
     // Overrides work both ways: `--json` also clears a `--no-json` before it.
     let negations: Vec<Arg> = cmd

@@ -9,10 +9,14 @@
 //! `--no-strip-ansi`), which `cli` parses as it parses the command line,
 //! so that an option means the same in every layer.
 
+use std::collections::HashMap;
 use std::ffi::OsString;
+use std::fs::File;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use clap::error::ErrorKind;
+use rustix::fs::{FileType, Mode, OFlags};
 use toml::{Table, Value};
 
 use capout_core::Config;
@@ -27,39 +31,56 @@ pub const BUILT_IN: [(&str, &[&str]); 3] = [
     ("bash", &["--tail-chars", "5000"]),
 ];
 
+/// The largest config file that is read: a larger one is surely not a
+/// config file, and reading it would cost every run.
+pub const MAX_SIZE: u64 = 1 << 20;
+
 /// A config file, read and checked: each table as words.
+///
+/// Every table's keys, and the kinds of their values, are checked when
+/// the file is read; the values themselves (`tail-chars = 0`) are checked
+/// by the parser of the command line for `[defaults]` then too, and for a
+/// profile when it is used, so that a file of many profiles costs little
+/// more than its parse.
 #[derive(Clone, Debug, Default)]
 pub struct ConfigFile {
     /// Where it was read from.
     pub path: PathBuf,
     /// The words of `[defaults]`.
     pub defaults: Vec<OsString>,
-    /// The words of each `[profile.NAME]`.
-    pub profiles: Vec<(String, Vec<OsString>)>,
+    /// The words of each `[profile.NAME]`, each with its key.
+    profiles: Vec<(String, Vec<(String, OsString)>)>,
 }
 
 impl ConfigFile {
     /// Where the config file is: `$CAPOUT_CONFIG` (empty for none), else
     /// `$XDG_CONFIG_HOME/capout/config.toml`, else
-    /// `~/.config/capout/config.toml`.
-    pub fn path() -> Option<PathBuf> {
+    /// `~/.config/capout/config.toml`; and whether `CAPOUT_CONFIG` named it.
+    pub fn path() -> Option<(PathBuf, bool)> {
         if let Some(path) = std::env::var_os("CAPOUT_CONFIG") {
-            return (!path.is_empty()).then(|| path.into());
+            return (!path.is_empty()).then(|| (path.into(), true));
         }
         let absolute = |dir: OsString| Some(PathBuf::from(dir)).filter(|d| d.is_absolute());
         let base = std::env::var_os("XDG_CONFIG_HOME")
             .and_then(absolute)
             .or_else(|| std::env::var_os("HOME").and_then(absolute).map(|home| home.join(".config")))?;
-        Some(base.join("capout").join("config.toml"))
+        Some((base.join("capout").join("config.toml"), false))
     }
 
-    /// The config file, or `None` when there is none: an absent file is
-    /// fine. One that cannot be read or is not valid is a usage error.
+    /// The config file, or `None` when there is none: an absent file at
+    /// the usual place is fine, an absent `$CAPOUT_CONFIG` is not. One
+    /// that cannot be read, is not a regular file of at most
+    /// [`MAX_SIZE`] bytes, or is not valid is a usage error.
     pub fn load() -> Result<Option<ConfigFile>, clap::Error> {
-        let Some(path) = Self::path() else { return Ok(None) };
-        match std::fs::read_to_string(&path) {
+        let Some((path, named)) = Self::path() else { return Ok(None) };
+        match read(&path) {
             Ok(text) => Self::parse(&path, &text).map(Some),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) if e.kind() == io::ErrorKind::NotFound && !named => Ok(None),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                let why =
+                    format!("cannot be read: {e} (CAPOUT_CONFIG names it; set it empty for no config file)");
+                Err(error(&path, None, None, &why))
+            }
             Err(e) => Err(error(&path, None, None, &format!("cannot be read: {e}"))),
         }
     }
@@ -76,17 +97,23 @@ impl ConfigFile {
             });
             error(path, None, None, &format!("{}{message}", place.unwrap_or_default()))
         })?;
+        let keys = Keys::new();
         let mut file = ConfigFile { path: path.to_owned(), ..ConfigFile::default() };
         for (name, value) in &table {
             match (name.as_str(), value) {
-                ("defaults", Value::Table(options)) => file.defaults = words(path, "defaults", options)?,
+                ("defaults", Value::Table(options)) => {
+                    let words = keys.words(path, "defaults", options)?;
+                    check_values(path, "defaults", &words)?;
+                    file.defaults = words.into_iter().map(|(_, word)| word).collect();
+                }
                 ("profile", Value::Table(profiles)) => {
+                    file.profiles.reserve(profiles.len());
                     for (profile, value) in profiles {
                         let table = format!("profile.{profile}");
                         let Value::Table(options) = value else {
                             return Err(error(path, Some(&table), None, "expected a table of options"));
                         };
-                        file.profiles.push((profile.clone(), words(path, &table, options)?));
+                        file.profiles.push((profile.clone(), keys.words(path, &table, options)?));
                     }
                 }
                 ("defaults" | "profile", _) => {
@@ -107,7 +134,12 @@ impl ConfigFile {
 
     /// The layer of `[defaults]`, when it holds any option.
     pub fn defaults(&self) -> Option<Layer> {
-        (!self.defaults.is_empty()).then(|| Layer { source: self.source(None), words: self.defaults.clone() })
+        (!self.defaults.is_empty()).then(|| Layer {
+            source: self.source(None),
+            place: self.place("defaults"),
+            table: true,
+            words: self.defaults.clone(),
+        })
     }
 
     fn source(&self, profile: Option<&str>) -> String {
@@ -116,79 +148,160 @@ impl ConfigFile {
             None => format!("config file {}", self.path.display()),
         }
     }
+
+    /// Where errors say that the table `table` is.
+    fn place(&self, table: &str) -> String {
+        format!("config file {} [{table}]", self.path.display())
+    }
+}
+
+/// Reads the config file at `path`: a regular file of at most
+/// [`MAX_SIZE`] bytes, in UTF-8. Opening does not wait (for a FIFO's
+/// writer), and what was opened is what is checked.
+fn read(path: &Path) -> io::Result<String> {
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let fd = rustix::fs::open(path, flags, Mode::empty())?;
+    let stat = rustix::fs::fstat(&fd)?;
+    let what = match FileType::from_raw_mode(stat.st_mode) {
+        FileType::RegularFile => None,
+        FileType::Directory => Some("a directory"),
+        FileType::Fifo => Some("a FIFO"),
+        FileType::CharacterDevice => Some("a character device"),
+        FileType::BlockDevice => Some("a block device"),
+        FileType::Socket => Some("a socket"),
+        _ => Some("of an unknown kind"),
+    };
+    let other = |why: String| io::Error::new(io::ErrorKind::InvalidData, why);
+    if let Some(what) = what {
+        return Err(other(format!("it is {what}, not a regular file")));
+    }
+    let size = u64::try_from(stat.st_size).unwrap_or(0).min(MAX_SIZE + 1);
+    let mut bytes = Vec::with_capacity(size as usize);
+    // One byte more than allowed tells a file that is too large.
+    File::from(fd).take(MAX_SIZE + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_SIZE {
+        return Err(other(format!("it is larger than {} MiB", MAX_SIZE >> 20)));
+    }
+    String::from_utf8(bytes).map_err(|_| other("it is not valid UTF-8".into()))
 }
 
 /// The layer of the profile `name`: a `[profile.NAME]` of `file`, else a
-/// built-in profile; `None` when there is no such profile.
-pub fn layer(file: Option<&ConfigFile>, name: &str) -> Option<Layer> {
+/// built-in profile; `None` when there is no such profile. A value that
+/// its option refuses is an error naming the file, the table and the key.
+pub fn layer(file: Option<&ConfigFile>, name: &str) -> Result<Option<Layer>, clap::Error> {
     if let Some(file) = file
         && let Some((_, words)) = file.profiles.iter().find(|(n, _)| n == name)
     {
-        return Some(Layer { source: file.source(Some(name)), words: words.clone() });
+        let table = format!("profile.{name}");
+        check_values(&file.path, &table, words)?;
+        return Ok(Some(Layer {
+            source: file.source(Some(name)),
+            place: file.place(&table),
+            table: true,
+            words: words.iter().map(|(_, word)| word.clone()).collect(),
+        }));
     }
-    let (_, args) = BUILT_IN.iter().find(|(n, _)| *n == name)?;
-    Some(Layer { source: format!("profile {name}"), words: args.iter().map(OsString::from).collect() })
+    let Some((_, args)) = BUILT_IN.iter().find(|(n, _)| *n == name) else { return Ok(None) };
+    Ok(Some(Layer {
+        source: format!("profile {name}"),
+        place: format!("profile {name}"),
+        table: false,
+        words: args.iter().map(OsString::from).collect(),
+    }))
 }
 
-/// The names of the profiles there are, for an error message.
+/// The names of the profiles there are, for an error message: the first
+/// [`KNOWN_NAMED`] of them, and how many more.
 pub fn known(file: Option<&ConfigFile>) -> String {
     let mut names: Vec<&str> = BUILT_IN.iter().map(|(name, _)| *name).collect();
+    // The names of one TOML table differ: only a built-in one repeats.
     for (name, _) in file.iter().flat_map(|f| f.profiles.iter()) {
-        if !names.contains(&name.as_str()) {
+        if !BUILT_IN.iter().any(|(built_in, _)| built_in == name) {
             names.push(name);
         }
     }
-    format!("the profiles are {}", names.join(", "))
+    let more = names.len().saturating_sub(KNOWN_NAMED);
+    names.truncate(KNOWN_NAMED);
+    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+    format!("the profiles are {}{more}", names.join(", "))
 }
+
+/// How many profiles an error names at most: a file may define thousands.
+const KNOWN_NAMED: usize = 20;
 
 /// The options that a config file may not hold: those that make capout
 /// do something else, and the `--no-` forms (`false` is the way to say
 /// them).
 const NOT_IN_A_FILE: [&str; 7] = ["help", "version", "completions", "mcp", "root", "show-config", "input"];
 
-/// The words of the options of `table` (named `name` in messages).
-fn words(path: &Path, name: &str, table: &Table) -> Result<Vec<OsString>, clap::Error> {
-    let cmd = cli::command();
-    let mut words = Vec::new();
-    for (key, value) in table {
-        let fail = |why: &str| error(path, Some(name), Some(key), why);
-        let arg = cmd
-            .get_arguments()
-            .filter(|arg| !arg.is_hide_set() && !NOT_IN_A_FILE.contains(&arg.get_id().as_str()))
-            .find(|arg| {
-                arg.get_long() == Some(key.as_str())
-                    || arg.get_visible_aliases().is_some_and(|aliases| aliases.contains(&key.as_str()))
-            })
-            .filter(|arg| arg.get_long() != Some("profile") || name == "defaults");
-        let Some(arg) = arg else {
-            let why = if key == "profile" {
-                "a profile cannot name another profile"
-            } else {
-                "unknown option (keys are long option names without the dashes, as tail-chars)"
+/// The keys a table may hold, looked up by name: each one's long option
+/// and whether it is a switch. Made once for a whole file, from the
+/// parser of the command line, so that a key costs a lookup.
+struct Keys(HashMap<String, (String, bool)>);
+
+impl Keys {
+    fn new() -> Keys {
+        let cmd = cli::command();
+        let mut keys = HashMap::new();
+        for arg in cmd.get_arguments() {
+            let Some(long) = arg.get_long() else { continue };
+            if arg.is_hide_set() || NOT_IN_A_FILE.contains(&arg.get_id().as_str()) {
+                continue;
+            }
+            let switch = !arg.get_action().takes_values();
+            for key in std::iter::once(long).chain(arg.get_visible_aliases().into_iter().flatten()) {
+                keys.insert(key.to_owned(), (long.to_owned(), switch));
+            }
+        }
+        Keys(keys)
+    }
+
+    /// The words of the options of `table` (named `name` in messages),
+    /// each with its key; their values are of the right kind, but not
+    /// yet checked by the parser (see [`check_values`]).
+    fn words(&self, path: &Path, name: &str, table: &Table) -> Result<Vec<(String, OsString)>, clap::Error> {
+        let mut words = Vec::with_capacity(table.len());
+        for (key, value) in table {
+            let fail = |why: &str| error(path, Some(name), Some(key), why);
+            let option = self.0.get(key).filter(|_| key != "profile" || name == "defaults");
+            let Some((long, switch)) = option else {
+                let why = if key == "profile" {
+                    "a profile cannot name another profile"
+                } else {
+                    "unknown option (keys are long option names without the dashes, as tail-chars)"
+                };
+                return Err(fail(why));
             };
-            return Err(fail(why));
-        };
-        let long = arg.get_long().unwrap_or(key);
-        let switch = !arg.get_action().takes_values();
-        let word = match value {
-            Value::Boolean(true) if switch => format!("--{long}"),
-            Value::Boolean(false) if switch => format!("--no-{long}"),
-            _ if switch => return Err(fail("expected true or false")),
-            Value::String(text) => format!("--{long}={text}"),
-            Value::Integer(n) => format!("--{long}={n}"),
-            Value::Boolean(_) => return Err(fail("expected a value, not true or false")),
-            _ => return Err(fail("expected a string, an integer or a boolean")),
-        };
-        // The value is checked here, where the key is known.
-        let check = cmd.clone().try_get_matches_from(["capout", word.as_str()]);
-        if let Err(e) = check {
+            let word = match value {
+                Value::Boolean(true) if *switch => format!("--{long}"),
+                Value::Boolean(false) if *switch => format!("--no-{long}"),
+                _ if *switch => return Err(fail("expected true or false")),
+                Value::String(text) => format!("--{long}={text}"),
+                Value::Integer(n) => format!("--{long}={n}"),
+                Value::Boolean(_) => return Err(fail("expected a value, not true or false")),
+                _ => return Err(fail("expected a string, an integer or a boolean")),
+            };
+            words.push((key.clone(), OsString::from(word)));
+        }
+        Ok(words)
+    }
+}
+
+/// Checks each of the `words` of the table `table` with the parser of the
+/// command line, where its key is known, so that an error names it.
+fn check_values(path: &Path, table: &str, words: &[(String, OsString)]) -> Result<(), clap::Error> {
+    if words.is_empty() {
+        return Ok(());
+    }
+    let mut cmd = cli::command();
+    for (key, word) in words {
+        if let Err(e) = cmd.try_get_matches_from_mut([OsString::from("capout"), word.clone()]) {
             let text = e.render().to_string();
             let first = text.lines().next().unwrap_or_default();
-            return Err(fail(first.strip_prefix("error: ").unwrap_or(first)));
+            return Err(error(path, Some(table), Some(key), first.strip_prefix("error: ").unwrap_or(first)));
         }
-        words.push(OsString::from(word));
     }
-    Ok(words)
+    Ok(())
 }
 
 /// The usage error for a config file, naming the file, the table and the
@@ -239,6 +352,56 @@ mod tests {
         assert_eq!(config("bash").unwrap().cap, CapSpec::TailChars(5000));
         assert_eq!(config("read").unwrap().max_line, Some(2000));
         assert!(config("nosuch").unwrap_err().contains("no such profile: nosuch"));
+    }
+
+    /// A config file of `n` profiles of two keys each, and `[defaults]`
+    /// of one.
+    fn profiles(n: usize) -> String {
+        let mut text = String::from("[defaults]\nstrip-ansi = true\n");
+        for i in 0..n {
+            let _ = std::fmt::Write::write_fmt(
+                &mut text,
+                format_args!("[profile.p{i}]\nhead-lines = {}\njson = true\n", i + 1),
+            );
+        }
+        text
+    }
+
+    /// How many times `f` builds the parser of the command line.
+    fn parsers_built<T>(f: impl FnOnce() -> T) -> (T, usize) {
+        let before = cli::PARSERS_BUILT.with(std::cell::Cell::get);
+        let value = f();
+        (value, cli::PARSERS_BUILT.with(std::cell::Cell::get) - before)
+    }
+
+    #[test]
+    fn reading_a_config_file_builds_the_parser_as_often_for_2000_profiles_as_for_2() {
+        let path = Path::new("c.toml");
+        let (few, few_built) = parsers_built(|| ConfigFile::parse(path, &profiles(2)).unwrap());
+        let (many, many_built) = parsers_built(|| ConfigFile::parse(path, &profiles(2000)).unwrap());
+        assert_eq!((few.profiles.len(), many.profiles.len()), (2, 2000));
+        // The table of keys, and the check of the values of [defaults].
+        assert_eq!((few_built, many_built), (2, 2));
+        // A profile's values are checked when it is used, once.
+        let (layer, built) = parsers_built(|| layer(Some(&many), "p1999").unwrap().unwrap());
+        assert_eq!(layer.words, ["--head-lines=2000", "--json"]);
+        assert_eq!(built, 1);
+    }
+
+    #[test]
+    fn a_bad_value_in_a_profile_is_an_error_when_the_profile_is_used() {
+        let path = Path::new("c.toml");
+        let file =
+            ConfigFile::parse(path, "[profile.q]\ntail-chars = 0\n[profile.r]\ntail-chars = 5\n").unwrap();
+        assert_eq!(layer(Some(&file), "r").unwrap().unwrap().words, ["--tail-chars=5"]);
+        let e = strip_error(&layer(Some(&file), "q").unwrap_err());
+        assert_eq!(
+            e,
+            "in config file c.toml [profile.q] tail-chars: invalid value '0' for '--tail-chars <N>': 0 is not in 1..18446744073709551615"
+        );
+        // In [defaults], at once.
+        let e = strip_error(&ConfigFile::parse(path, "[defaults]\ntail-chars = 0\n").unwrap_err());
+        assert!(e.starts_with("in config file c.toml [defaults] tail-chars: invalid value '0'"), "{e}");
     }
 
     #[test]

@@ -6,10 +6,19 @@
 //! command that reads FILE reads what it held before, and a symlink at
 //! FILE is replaced rather than followed to a file elsewhere. When the run
 //! fails, FILE is left as it was.
+//!
+//! A character device at FILE (`/dev/null`) is written to directly; a
+//! FIFO, a socket or a block device is refused, and so is a file that
+//! another user may have planted in a sticky directory (see `planted`):
+//! capout never writes where another user may read it, and never waits
+//! for a FIFO's reader.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Write};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+
+use rustix::fs::{FileType, Mode, OFlags};
 
 use tempfile::NamedTempFile;
 
@@ -56,7 +65,7 @@ fn without_path(error: &io::Error) -> io::Error {
 enum Target {
     /// A new file beside FILE, renamed onto it at the end.
     Beside(NamedTempFile),
-    /// FILE itself, when it is a device or a FIFO: there is no file to
+    /// FILE itself, when it is a character device: there is no file to
     /// replace, and `--save /dev/null` means the device, not a new file
     /// in its place.
     Special(File),
@@ -152,20 +161,17 @@ impl Saver {
 /// The new file that will replace `path`, made now so that a FILE that
 /// cannot be written fails before any input is read.
 fn beside(path: &Path) -> io::Result<Target> {
-    match fs::symlink_metadata(path) {
-        Ok(meta) if meta.is_dir() => return Err(rustix::io::Errno::ISDIR.into()),
-        Ok(meta) if meta.is_file() => {
-            // Renaming needs only the directory; but a file that could not
-            // be written in place is not capout's to replace.
-            OpenOptions::new().write(true).open(path)?;
-        }
-        Ok(meta) if !meta.is_symlink() => {
-            return OpenOptions::new().write(true).truncate(true).open(path).map(Target::Special);
-        }
-        // Missing, or a symlink: the new file takes its place.
-        _ => {}
-    }
     let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    match fs::symlink_metadata(path) {
+        // Missing, or a symlink: the new file takes its place.
+        Ok(meta) if meta.file_type().is_symlink() => {}
+        Ok(meta) => {
+            if let Some(device) = existing(path, dir, FileType::from_raw_mode(meta.mode()))? {
+                return Ok(Target::Special(device));
+            }
+        }
+        Err(_) => {}
+    }
     let temp = tempfile::Builder::new()
         .prefix(".capout-")
         .suffix(".tmp")
@@ -173,4 +179,61 @@ fn beside(path: &Path) -> io::Result<Target> {
         .tempfile_in(dir)
         .map_err(|e| without_path(&e))?;
     Ok(Target::Beside(temp))
+}
+
+/// Checks what is at `path` in `dir` already, of the kind `kind` when it
+/// was looked at: a character device is opened to be written to directly
+/// (returned), a regular file is left to be replaced (`None`), anything
+/// else is refused. Opening never blocks (a FIFO swapped in meanwhile
+/// makes `open` return at once) and never follows a symlink; what was
+/// opened is what is decided on.
+fn existing(path: &Path, dir: &Path, kind: FileType) -> io::Result<Option<File>> {
+    if !matches!(kind, FileType::RegularFile | FileType::CharacterDevice) {
+        return Err(refused(kind));
+    }
+    // A regular file too: renaming needs only the directory, but a file
+    // that could not be written in place is not capout's to replace.
+    let flags = OFlags::WRONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let fd = rustix::fs::open(path, flags, Mode::empty())?;
+    let stat = rustix::fs::fstat(&fd)?;
+    let kind = FileType::from_raw_mode(stat.st_mode);
+    if !matches!(kind, FileType::RegularFile | FileType::CharacterDevice) {
+        return Err(refused(kind));
+    }
+    if planted(dir, stat.st_uid)? {
+        let why = "it belongs to another user, in a sticky directory that others can write";
+        return Err(io::Error::new(io::ErrorKind::PermissionDenied, why));
+    }
+    if kind == FileType::RegularFile {
+        return Ok(None);
+    }
+    // A device is written as any output is: a write waits for it.
+    let flags = rustix::fs::fcntl_getfl(&fd)?;
+    rustix::fs::fcntl_setfl(&fd, flags - OFlags::NONBLOCK)?;
+    Ok(Some(File::from(fd)))
+}
+
+/// Whether a file owned by `owner` in `dir` may have been put there by
+/// another user to receive what capout writes: the rule of the kernel's
+/// `protected_fifos` and `protected_regular`, applied whether they are on
+/// or not. In a sticky directory that others can write (`/tmp`), only a
+/// file of capout's own user or of the directory's owner is written.
+fn planted(dir: &Path, owner: u32) -> io::Result<bool> {
+    let stat = rustix::fs::stat(dir)?;
+    let mode = Mode::from_raw_mode(stat.st_mode);
+    let shared = mode.contains(Mode::SVTX) && mode.intersects(Mode::WGRP | Mode::WOTH);
+    Ok(shared && owner != rustix::process::geteuid().as_raw() && owner != stat.st_uid)
+}
+
+/// The error for a FILE of a kind that `--save` does not write.
+fn refused(kind: FileType) -> io::Error {
+    let what = match kind {
+        FileType::Directory => return rustix::io::Errno::ISDIR.into(),
+        FileType::Fifo => "a FIFO",
+        FileType::Socket => "a socket",
+        FileType::BlockDevice => "a block device",
+        _ => "not a regular file",
+    };
+    let why = format!("it is {what}; --save writes a regular file or a character device such as /dev/null");
+    io::Error::new(io::ErrorKind::InvalidInput, why)
 }

@@ -330,3 +330,155 @@ fn json_closes_the_object_when_reading_fails_after_output_streamed() {
         (&json!("a\nb\n"), &json!("error reading input: the disk went away"), &json!(1), &Value::Null)
     );
 }
+
+/// capout's stdout, stderr and status for `input`, ended by force (and
+/// the test failed) if it has not ended within 10 s.
+fn within_10_s(args: &[&str], input: &[u8]) -> (Vec<u8>, String, Option<i32>) {
+    let mut child =
+        capout(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // A capout that refuses early closes its stdin: the rest is not written.
+    let writer = thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(10) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("capout {args:?} still runs after 10 s");
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+    writer.join().unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.stdout, String::from_utf8_lossy(&out.stderr).into_owned(), out.status.code())
+}
+
+fn mkfifo(path: &Path) {
+    let made = Command::new("mkfifo").arg(path).status().expect("mkfifo is needed by this test");
+    assert!(made.success());
+}
+
+/// What a reader that opened `fifo` before capout ran got: everything
+/// written to it since, without waiting for more.
+fn read_without_waiting(reader: &mut File) -> Vec<u8> {
+    let mut got = Vec::new();
+    let mut buf = [0; 4096];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => return got,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return got,
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
+/// A reader of the FIFO `path`, as another user's `cat path` would be,
+/// opened without waiting for a writer.
+fn fifo_reader(path: &Path) -> File {
+    use rustix::fs::{Mode, OFlags};
+    File::from(rustix::fs::open(path, OFlags::RDONLY | OFlags::NONBLOCK, Mode::empty()).unwrap())
+}
+
+const A_FIFO: &str = "it is a FIFO; --save writes a regular file or a character device such as /dev/null";
+
+#[test]
+fn save_to_a_fifo_without_a_reader_is_refused_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("out.log");
+    mkfifo(&fifo);
+    let path = fifo.to_str().unwrap();
+    let got = within_10_s(&["-c", "20", "--save", path], &seq(100_000));
+    assert_eq!(got, (Vec::new(), format!("capout: cannot save the output to {path}: {A_FIFO}\n"), Some(1)));
+}
+
+#[test]
+fn save_to_a_fifo_with_a_reader_sends_it_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("out.log");
+    mkfifo(&fifo);
+    let mut reader = fifo_reader(&fifo);
+    let path = fifo.to_str().unwrap();
+    let got = within_10_s(&["-c", "20", "--save", path], &seq(1000));
+    assert_eq!(got, (Vec::new(), format!("capout: cannot save the output to {path}: {A_FIFO}\n"), Some(1)));
+    assert_eq!(read_without_waiting(&mut reader), b"");
+}
+
+/// A new directory of mode 1777, as `/tmp` is, owned by `owner`.
+fn sticky_dir(owner: u32) -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o1777)).unwrap();
+    chown(dir.path(), owner);
+    dir
+}
+
+/// Gives `path` to the user `uid`: the test must run as root (as CI does)
+/// to make a file of another user.
+fn chown(path: &Path, uid: u32) {
+    std::os::unix::fs::chown(path, Some(uid), Some(uid))
+        .expect("this test makes files of the user nobody (65534), which needs root");
+}
+
+const NOBODY: u32 = 65534;
+const ANOTHER_USERS: &str = "it belongs to another user, in a sticky directory that others can write";
+
+#[test]
+fn save_in_a_sticky_directory_refuses_a_file_of_another_user() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = sticky_dir(rustix::process::geteuid().as_raw());
+    let file = dir.path().join("out.log");
+    fs::write(&file, b"planted\n").unwrap();
+    chown(&file, NOBODY);
+    let path = file.to_str().unwrap();
+    let got = within_10_s(&["-c", "20", "--save", path], &seq(100_000));
+    assert_eq!(
+        got,
+        (Vec::new(), format!("capout: cannot save the output to {path}: {ANOTHER_USERS}\n"), Some(1))
+    );
+    assert_eq!(
+        (fs::read(&file).unwrap(), fs::metadata(&file).unwrap().uid()),
+        (b"planted\n".to_vec(), NOBODY)
+    );
+    // Nothing else was left in the directory.
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    // A FIFO of another user, with a reader: refused, and it gets nothing.
+    let fifo = dir.path().join("fifo.log");
+    mkfifo(&fifo);
+    chown(&fifo, NOBODY);
+    let mut reader = fifo_reader(&fifo);
+    let path = fifo.to_str().unwrap();
+    let got = within_10_s(&["-c", "20", "--save", path], &seq(1000));
+    assert_eq!(got, (Vec::new(), format!("capout: cannot save the output to {path}: {A_FIFO}\n"), Some(1)));
+    assert_eq!(read_without_waiting(&mut reader), b"");
+}
+
+#[test]
+fn save_in_a_sticky_directory_replaces_a_file_of_its_own_or_of_the_directory_owner() {
+    let want = b"99999\n100000\n... (truncated, showing last 13 chars; full output: ".to_vec();
+    for (dir_owner, file_owner) in [(NOBODY, NOBODY), (NOBODY, rustix::process::geteuid().as_raw())] {
+        let dir = sticky_dir(dir_owner);
+        let file = dir.path().join("out.log");
+        fs::write(&file, b"old\n").unwrap();
+        chown(&file, file_owner);
+        let path = file.to_str().unwrap();
+        let (stdout, stderr, status) = within_10_s(&["-c", "13", "--save", path], &seq(100_000));
+        assert_eq!(
+            (stdout, stderr, status),
+            ([&want[..], path.as_bytes(), b")\n"].concat(), String::new(), Some(0))
+        );
+        assert_eq!(fs::read(&file).unwrap(), seq(100_000));
+    }
+}
+
+#[test]
+fn save_to_dev_null_writes_to_the_device() {
+    let got = within_10_s(&["-c", "4", "--save", "/dev/null"], b"abcdef");
+    let want = b"cdef\n... (truncated, showing last 4 chars; full output: /dev/null)\n".to_vec();
+    assert_eq!(got, (want, String::new(), Some(0)));
+    // Still the device, not a file in its place.
+    assert!(std::os::unix::fs::FileTypeExt::is_char_device(&fs::metadata("/dev/null").unwrap().file_type()));
+}

@@ -158,32 +158,46 @@ const ERRORS: &[(&str, &[&str], &str)] = &[
         &[],
         " [defaults] tail-chars: expected a string, an integer or a boolean",
     ),
+    // A profile's values are checked when it is used.
     (
         "[profile.q]\ntail-chars = 0\n",
-        &[],
+        &["--profile", "q"],
         " [profile.q] tail-chars: invalid value '0' for '--tail-chars <N>'",
     ),
     (
         "[profile.q]\ntail-chars = -3\n",
-        &[],
+        &["--profile", "q"],
         " [profile.q] tail-chars: invalid value '-3' for '--tail-chars <N>'",
     ),
     (
         "[profile.q]\nnotice = \"loud\"\n",
-        &[],
+        &["--profile", "q"],
         " [profile.q] notice: invalid value 'loud' for '--notice <WHERE>'",
     ),
+    (
+        "[defaults]\nnotice = \"loud\"\n",
+        &[],
+        " [defaults] notice: invalid value 'loud' for '--notice <WHERE>'",
+    ),
+    // The keys of a profile are checked on every run.
+    ("[profile.q]\ntails = 5\n", &[], " [profile.q] tails: unknown option"),
+    ("[profile.q]\njson = 1\n", &[], " [profile.q] json: expected true or false"),
     ("[profile.q]\nprofile = \"read\"\n", &[], " [profile.q] profile: a profile cannot name another profile"),
     ("[defaults]\nno-json = true\n", &[], " [defaults] no-json: unknown option"),
     ("[defaults]\ninput = \"f\"\n", &[], " [defaults] input: unknown option"),
     ("[profile]\nq = 1\n", &[], " [profile.q]: expected a table of options"),
     ("[defaults]\njson = \n", &[], ": line 2: "),
     // A table that does not make sense alone is named.
-    ("[profile.q]\noffset = 3\n", &["--profile", "q"], "profile q of config file "),
+    ("[profile.q]\noffset = 3\n", &["--profile", "q"], " [profile.q]: --offset goes with --head-lines alone"),
     (
         "[defaults]\nhead-chars = 3\ntail-lines = 3\n",
         &[],
-        ": the caps --head-chars 3 and --tail-lines 3 cannot be used together",
+        " [defaults]: the caps --head-chars 3 and --tail-lines 3 cannot be used together",
+    ),
+    (
+        "[defaults]\nprofile = \"nosuch\"\n",
+        &[],
+        " [defaults] profile: no such profile: nosuch (the profiles are read, grep, bash)",
     ),
 ];
 
@@ -208,7 +222,9 @@ fn config_file_errors_name_the_file_the_table_and_the_key() {
 fn an_absent_config_file_is_fine_and_an_unknown_profile_is_not() {
     let dir = tempfile::tempdir().unwrap();
     let mut cmd = capout(dir.path(), None);
-    cmd.env("CAPOUT_CONFIG", dir.path().join("absent.toml"));
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    cmd.env_remove("CAPOUT_CONFIG").env("XDG_CONFIG_HOME", &empty).env("HOME", &empty);
     cmd.args(["-c", "2"])
         .write_stdin("abc")
         .assert()
@@ -236,6 +252,151 @@ fn an_absent_config_file_is_fine_and_an_unknown_profile_is_not() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.starts_with("error: no such profile: nope (the profiles are read, grep, bash, quick, shout)"),
+        "{stderr}"
+    );
+}
+
+/// capout's first line on stderr, its status and stdout, with the config
+/// file `config` and the arguments `args`, ended by force (and the test
+/// failed) if it has not ended within 10 s. Its address space is limited
+/// to 1 GiB, so that one that reads without end fails soon instead of
+/// taking the machine's memory.
+fn guarded(dir: &Path, config: &Path, opts: Option<&str>, args: &[&str]) -> (String, Option<i32>, Vec<u8>) {
+    let mut cmd = std::process::Command::new("sh");
+    cmd.args(["-c", "ulimit -v 1048576 && exec \"$0\" \"$@\"", env!("CARGO_BIN_EXE_capout")])
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CAPOUT_OPTS")
+        .env("CAPOUT_CONFIG", config)
+        .env("HOME", dir)
+        .env("XDG_CONFIG_HOME", dir)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    if let Some(opts) = opts {
+        cmd.env("CAPOUT_OPTS", opts);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(10) {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("capout {args:?} with the config file {} still runs after 10 s", config.display());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    (stderr.lines().next().unwrap_or_default().to_owned(), out.status.code(), out.stdout)
+}
+
+#[test]
+fn a_config_file_that_is_not_a_regular_file_is_an_error_not_a_hang() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo.toml");
+    let made =
+        std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo is needed by this test");
+    assert!(made.success());
+    let subdir = dir.path().join("config.toml");
+    std::fs::create_dir(&subdir).unwrap();
+    for (path, what) in [
+        (fifo.as_path(), "a FIFO"),
+        (Path::new("/dev/zero"), "a character device"),
+        (subdir.as_path(), "a directory"),
+    ] {
+        let want = format!(
+            "error: in config file {}: cannot be read: it is {what}, not a regular file",
+            path.display()
+        );
+        assert_eq!(guarded(dir.path(), path, None, &["-c", "5"]), (want, Some(2), Vec::new()));
+    }
+}
+
+#[test]
+fn a_config_file_larger_than_1_mib_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    // Exactly 1 MiB: comment lines, then [defaults].
+    let defaults = "[defaults]\nhead-chars = 2\n";
+    let line = format!("#{}\n", "x".repeat(1022));
+    let mut text = line.repeat(1024 - 1);
+    let _ = writeln!(text, "#{}", "x".repeat(1022 - defaults.len()));
+    text.push_str(defaults);
+    assert_eq!(text.len(), 1 << 20);
+    std::fs::write(&path, &text).unwrap();
+    let mut cmd = capout(dir.path(), None);
+    cmd.env("CAPOUT_CONFIG", &path);
+    cmd.write_stdin("abc").assert().code(0).stdout("ab\n... (truncated, showing first 2 chars)\n");
+    // One byte more.
+    text.push('\n');
+    std::fs::write(&path, &text).unwrap();
+    let want = format!("error: in config file {}: cannot be read: it is larger than 1 MiB", path.display());
+    assert_eq!(guarded(dir.path(), &path, None, &[]), (want, Some(2), Vec::new()));
+}
+
+#[test]
+fn a_capout_config_that_names_a_missing_file_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("absent.toml");
+    let want = format!(
+        "error: in config file {}: cannot be read: No such file or directory (os error 2) \
+         (CAPOUT_CONFIG names it; set it empty for no config file)",
+        path.display()
+    );
+    assert_eq!(guarded(dir.path(), &path, None, &["-c", "5"]), (want, Some(2), Vec::new()));
+}
+
+#[test]
+fn an_unknown_default_profile_is_named_where_it_was_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    std::fs::write(&path, "[defaults]\nprofile = \"nosuch\"\n[profile.quick]\ntail-lines = 2\n").unwrap();
+    let known = "no such profile: nosuch (the profiles are read, grep, bash, quick)";
+    let file = format!("error: in config file {} [defaults] profile: {known}", path.display());
+    assert_eq!(guarded(dir.path(), &path, None, &[]), (file, Some(2), Vec::new()));
+    let opts = format!("error: in CAPOUT_OPTS: {known}");
+    assert_eq!(guarded(dir.path(), &path, Some("--profile nosuch"), &[]), (opts, Some(2), Vec::new()));
+    let line = format!("error: {known}");
+    let got = guarded(dir.path(), &path, Some("--profile quick"), &["--profile", "nosuch"]);
+    assert_eq!(got, (line, Some(2), Vec::new()));
+    // A later layer's profile replaces the unknown one.
+    let got = guarded(dir.path(), &path, Some("--profile quick"), &[]);
+    assert_eq!(got, (String::new(), Some(0), b"(no output)\n".to_vec()));
+}
+
+#[test]
+fn a_config_file_of_20000_profiles_is_read_and_any_of_them_used() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("[defaults]\nstrip-ansi = true\n");
+    for i in 0..20_000 {
+        let _ = write!(text, "[profile.p{i}]\nhead-lines = {}\njson = true\n", i % 7 + 5);
+    }
+    assert!(text.len() < 1 << 20);
+    let input = "\x1b[1ma\x1b[0m\nb\nc\nd\ne\nf\ng\nh\n";
+    let out =
+        capout(dir.path(), Some(&text)).args(["--profile", "p19999"]).write_stdin(input).output().unwrap();
+    assert_eq!(
+        (String::from_utf8_lossy(&out.stdout).as_ref(), out.stderr.as_slice(), out.status.code()),
+        (
+            "{\"output\":\"a\\nb\\nc\\nd\\ne\\n\",\"cap\":\"head-lines\",\"error\":null,\"exit_code\":0,\
+             \"first\":1,\"last\":5,\"limit\":5,\"matches\":null,\"next_offset\":5,\
+             \"notice\":\"... (truncated, showing lines 1-5 of 8, next offset 5)\",\"omitted\":3,\
+             \"saved_to\":null,\"signal\":null,\"timed_out\":false,\"tokenizer\":null,\"total_bytes\":16,\
+             \"total_chars\":16,\"total_lines\":8,\"total_tokens\":null,\"truncated\":true,\"unit\":\"lines\"}\n",
+            &b""[..],
+            Some(0)
+        )
+    );
+    // An unknown profile names 20 of them and counts the rest.
+    let out = capout(dir.path(), Some(&text)).args(["--profile", "nosuch"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with(
+            "error: no such profile: nosuch (the profiles are read, grep, bash, p0, p1, p10, p100, p1000, \
+             p10000, p10001, p10002, p10003, p10004, p10005, p10006, p10007, p10008, p10009, p1001, p10010 \
+             and 19983 more)\n"
+        ),
         "{stderr}"
     );
 }
