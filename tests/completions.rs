@@ -3,6 +3,8 @@
 //! `COMP_CWORD`, in a folder with a known file and subfolder and a `PATH`
 //! with a known command.
 
+mod common;
+
 use std::process::Command;
 
 /// The candidates that `_capout` gives for the words `line` (split on
@@ -16,7 +18,7 @@ fn candidates(line: &str) -> Vec<String> {
     let tool = bin.join("carfoo");
     std::fs::write(&tool, "#!/bin/sh\n").unwrap();
     std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let script = Command::new(env!("CARGO_BIN_EXE_capout")).args(["--completions", "bash"]).output().unwrap();
+    let script = common::capout_std().args(["--completions", "bash"]).output().unwrap();
     assert!(script.status.success());
     let words: Vec<&str> = line.split(' ').collect();
     let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();

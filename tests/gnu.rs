@@ -26,7 +26,7 @@ fn gnu_head_and_tail() -> (&'static str, &'static str) {
 }
 
 fn run(program: &str, args: &[&str], input: &[u8]) -> Vec<u8> {
-    let mut child = Command::new(program)
+    let mut child = common::clean_env(&mut Command::new(program))
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

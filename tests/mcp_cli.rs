@@ -2,12 +2,12 @@
 //! its stdin, malformed requests included. The full client tests are in
 //! tests/mcp/ (the official Python SDK's client).
 
+mod common;
+
 use assert_cmd::Command;
 
 fn capout() -> Command {
-    let mut cmd = Command::cargo_bin("capout").expect("the binary is built");
-    cmd.env_remove("CAPOUT_OPTS").env("CAPOUT_CONFIG", "");
-    cmd
+    common::capout()
 }
 
 #[test]

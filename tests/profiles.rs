@@ -1,6 +1,8 @@
 //! Profiles, the config file and its layering (SPEC §10), `--input FILE`
 //! (SPEC §5) and `-i, --ignore-case` (SPEC §2): black-box, exact bytes.
 
+mod common;
+
 use assert_cmd::Command;
 use std::fmt::Write;
 use std::path::Path;
@@ -31,7 +33,7 @@ ignore-case = true
 /// capout with the config file `config` (none when `None`), no
 /// `CAPOUT_OPTS`.
 fn capout(dir: &Path, config: Option<&str>) -> Command {
-    let mut cmd = Command::cargo_bin("capout").expect("the binary is built");
+    let mut cmd = common::capout();
     cmd.env_remove("CAPOUT_OPTS").current_dir(dir);
     match config {
         Some(text) => {

@@ -14,9 +14,7 @@ use capout::{CapSpec, Config};
 use common::Chunked;
 
 fn capout() -> Command {
-    let mut cmd = Command::cargo_bin("capout").expect("the binary is built");
-    cmd.env_remove("CAPOUT_OPTS").env("CAPOUT_CONFIG", "");
-    cmd
+    common::capout()
 }
 
 fn fixture(name: &str) -> Vec<u8> {

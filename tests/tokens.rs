@@ -3,6 +3,8 @@
 //! the feature `exact-tokens`, its accuracy against `o200k_base` on the
 //! corpora under `tests/fixtures/tokens` (`gen.py` there builds them).
 
+mod common;
+
 use capout::tokens::{self, Estimator, MAX_BYTES_PER_TOKEN, SCALE};
 use proptest::prelude::*;
 
@@ -416,10 +418,8 @@ mod exact_cuts {
     fn exact_caps_from_the_command_line() {
         // capout's stdout for `args` on one short line.
         let run = |args: &[&str]| {
-            assert_cmd::Command::cargo_bin("capout")
-                .expect("the binary is built")
+            crate::common::capout()
                 .args(args)
-                .env_remove("CAPOUT_OPTS")
                 .write_stdin("hello world foo bar baz\n")
                 .assert()
                 .success()
@@ -460,10 +460,8 @@ mod exact_cuts {
             }
         }
         for (name, exact) in [("o200k", Exact::O200k), ("cl100k", Exact::Cl100k)] {
-            let out = assert_cmd::Command::cargo_bin("capout")
-                .expect("the binary is built")
+            let out = crate::common::capout()
                 .args(["--tail-tokens", "10", "--tokenizer", name, "--json"])
-                .env_remove("CAPOUT_OPTS")
                 .write_stdin(input.clone())
                 .assert()
                 .success()
