@@ -1,4 +1,6 @@
-//! Helpers shared by the test suites.
+//! What the test suites of capout share: a reader that splits its data
+//! into reads of given sizes, a seeded generator, and the model of the
+//! engine that the engine is checked against.
 
 pub mod model;
 

@@ -2,7 +2,7 @@
 //! panic, never hang, and never lose what it was told to keep.
 
 use std::io::{Read, Write};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 
 // The binary's own option parser, so that the model sees the config
 // that the binary runs with.
@@ -10,10 +10,8 @@ use capout::cli::{self, Action};
 use capout_testkit::model::model;
 
 fn spawn(args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_capout"))
+    crate::common::capout_std()
         .args(args)
-        .env_remove("CAPOUT_OPTS")
-        .env("CAPOUT_CONFIG", "")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -203,7 +201,7 @@ fn unreadable_stdin_is_one_error_line() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join("write-only");
     let write_only = std::fs::File::create(&path).expect("a file");
-    let out = Command::new(env!("CARGO_BIN_EXE_capout")).stdin(write_only).output().expect("capout runs");
+    let out = crate::common::capout_std().stdin(write_only).output().expect("capout runs");
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),

@@ -3,9 +3,7 @@
 use assert_cmd::Command;
 
 fn capout() -> Command {
-    let mut cmd = Command::cargo_bin("capout").expect("the binary is built");
-    cmd.env_remove("CAPOUT_OPTS").env("CAPOUT_CONFIG", "");
-    cmd
+    crate::common::capout()
 }
 
 /// Runs capout with `args` on `input`; returns stdout, checking that it
@@ -302,10 +300,7 @@ fn usage_errors_exit_2_and_name_the_option() {
 #[test]
 fn a_directory_on_stdin_is_one_error_line() {
     let dir = std::env::temp_dir();
-    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("capout"))
-        .stdin(std::fs::File::open(&dir).unwrap())
-        .output()
-        .unwrap();
+    let out = crate::common::capout_std().stdin(std::fs::File::open(&dir).unwrap()).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
@@ -317,7 +312,7 @@ fn a_directory_on_stdin_is_one_error_line() {
 fn a_closed_stdout_ends_capout_quietly() {
     use std::io::{Read, Write};
     use std::process::Stdio;
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("capout"))
+    let mut child = crate::common::capout_std()
         .args(["-n", "100000", "--max-line-chars", "0"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -512,4 +507,47 @@ fn help_gives_every_duration_unit_and_the_line_caps_default() {
         "{help}"
     );
     assert!(help.contains("Every switch has a --no- form"), "{help}");
+}
+
+#[test]
+fn the_test_helper_removes_the_users_environment() {
+    let cmd = crate::common::capout_std();
+    let envs: std::collections::HashMap<_, _> = cmd.get_envs().collect();
+    let home = Some(crate::common::empty_home().as_os_str());
+    assert_eq!(envs.get(std::ffi::OsStr::new("CAPOUT_OPTS")), Some(&None));
+    assert_eq!(envs.get(std::ffi::OsStr::new("CAPOUT_CONFIG")), Some(&None));
+    assert_eq!(envs.get(std::ffi::OsStr::new("HOME")), Some(&home));
+    assert_eq!(envs.get(std::ffi::OsStr::new("XDG_CONFIG_HOME")), Some(&home));
+    assert_eq!(std::fs::read_dir(crate::common::empty_home()).unwrap().count(), 0);
+}
+
+#[test]
+fn the_test_helper_wins_over_a_hostile_environment() {
+    // What a user's shell would hand the tests: a cap in CAPOUT_OPTS and a
+    // config file with defaults, where capout looks for each.
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("capout").join("config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(&config, "[defaults]\nhead-lines = 2\n").unwrap();
+    let hostile = || {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_capout"));
+        cmd.env("CAPOUT_OPTS", "-n 1").env("CAPOUT_CONFIG", &config).env("XDG_CONFIG_HOME", dir.path());
+        cmd
+    };
+    let run = |cmd: std::process::Command| {
+        assert_cmd::Command::from_std(cmd)
+            .timeout(crate::common::TIME_LIMIT)
+            .write_stdin("1\n2\n3\n")
+            .output()
+            .unwrap()
+    };
+    // Without the helper, the environment cuts the output.
+    let out = run(hostile());
+    assert_ne!(String::from_utf8_lossy(&out.stdout), "1\n2\n3\n");
+    let mut cleaned = hostile();
+    crate::common::clean_env(&mut cleaned);
+    let out = run(cleaned);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "1\n2\n3\n");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }

@@ -21,7 +21,7 @@ const GUARD: Duration = Duration::from_secs(20);
 const CAPOUT: &str = env!("CARGO_BIN_EXE_capout");
 
 fn capout(args: &[&str]) -> assert_cmd::Command {
-    let mut cmd = assert_cmd::Command::new(CAPOUT);
+    let mut cmd = crate::common::capout();
     cmd.args(args).timeout(GUARD);
     cmd
 }
@@ -111,7 +111,7 @@ fn a_command_killed_by_a_signal_kills_capout_with_the_same_signal() {
     }
     // So a shell sees 128 + the signal, as it would without capout.
     let script = format!("'{CAPOUT}' -- sh -c 'kill -9 $$'; echo \"status $?\"");
-    let out = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let out = crate::common::clean_env(&mut Command::new("sh")).args(["-c", &script]).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "(no output)\nstatus 137\n");
 }
 
@@ -240,7 +240,7 @@ fn the_timeout_notice_follows_the_caps_notice() {
 /// Starts capout with its stdout piped, and returns it with a reader of
 /// its stdout.
 fn spawn(args: &[&str], dir: &Path) -> (Child, BufReader<std::process::ChildStdout>) {
-    let mut child = Command::new(CAPOUT)
+    let mut child = crate::common::capout_std()
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::null())
@@ -296,7 +296,7 @@ fn a_command_killed_by_a_passed_on_signal_gives_its_status() {
 fn a_signal_capout_was_started_ignoring_stays_ignored_for_the_command() {
     // As under nohup: SIGHUP ignored.
     let script = format!("trap '' HUP; exec '{CAPOUT}' -- grep SigIgn /proc/self/status");
-    let output = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let output = crate::common::clean_env(&mut Command::new("sh")).args(["-c", &script]).output().unwrap();
     let text = String::from_utf8(output.stdout).unwrap();
     let mask = text.strip_prefix("SigIgn:").expect("a SigIgn line").trim();
     assert_eq!(u64::from_str_radix(mask, 16).unwrap() & 1, 1, "{text:?}");
@@ -438,7 +438,7 @@ fn a_command_killed_mid_output_keeps_what_it_printed() {
     let dir = TempDir::new("killed-mid-output");
     let pid_file = dir.path("pid");
     let script = format!("echo $$ > {}.tmp; mv {0}.tmp {0}; seq 1 50000; exec sleep 30", pid_file.display());
-    let child = Command::new(CAPOUT)
+    let child = crate::common::capout_std()
         .args(["--tail-lines", "2", "--", "sh", "-c", &script])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -464,7 +464,7 @@ fn a_command_killed_mid_output_keeps_what_it_printed() {
 fn spawn_with_pid(args: &[&str], script: &str, dir: &TempDir) -> (Child, i32) {
     let pid_file = dir.path("pid");
     let script = format!("echo $$ > {0}.tmp; mv {0}.tmp {0}; {script}", pid_file.display());
-    let child = Command::new(CAPOUT)
+    let child = crate::common::capout_std()
         .args(args)
         .args(["--", "sh", "-c", &script])
         .stdin(Stdio::null())
@@ -480,7 +480,7 @@ fn spawn_with_pid(args: &[&str], script: &str, dir: &TempDir) -> (Child, i32) {
 fn every_byte_written_before_the_command_exited_reaches_a_slow_reader() {
     // The command is done at once; capout's reader takes a few seconds,
     // far past the grace for background processes.
-    let mut child = Command::new(CAPOUT)
+    let mut child = crate::common::capout_std()
         .args(["-n", "200000", "--", "seq", "30000"])
         .stdout(Stdio::piped())
         .spawn()
@@ -580,7 +580,7 @@ fn a_script_without_a_shebang_line_is_run_by_sh() {
 /// one; its stdin stays open and silent. Returns what the terminal showed
 /// and the exit status.
 fn in_a_terminal(script: &str) -> (String, Option<i32>) {
-    let mut child = Command::new("script")
+    let mut child = crate::common::clean_env(&mut Command::new("script"))
         .args(["-qec", script, "/dev/null"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -16,7 +16,7 @@ fn candidates(line: &str) -> Vec<String> {
     let tool = bin.join("carfoo");
     std::fs::write(&tool, "#!/bin/sh\n").unwrap();
     std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let script = Command::new(env!("CARGO_BIN_EXE_capout")).args(["--completions", "bash"]).output().unwrap();
+    let script = crate::common::capout_std().args(["--completions", "bash"]).output().unwrap();
     assert!(script.status.success());
     let words: Vec<&str> = line.split(' ').collect();
     let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();

@@ -22,8 +22,8 @@ const CAPOUT: &str = env!("CARGO_BIN_EXE_capout");
 const PAST_AN_UPDATE: Duration = Duration::from_millis(300);
 
 fn capout(args: &[&str]) -> Command {
-    let mut cmd = Command::new(CAPOUT);
-    cmd.args(args).env_remove("CAPOUT_OPTS").env("CAPOUT_CONFIG", "");
+    let mut cmd = crate::common::capout_std();
+    cmd.args(args);
     cmd
 }
 
@@ -126,11 +126,8 @@ fn progress_to_a_stderr_whose_reader_left_does_not_kill_the_command() {
 /// capout run by `sh` under `ulimit -f 100` (at most 100 KiB), in `dir`.
 fn under_a_file_size_limit(dir: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new("sh");
-    cmd.args(["-c", "ulimit -f 100 && exec \"$0\" \"$@\"", CAPOUT])
-        .args(args)
-        .env_remove("CAPOUT_OPTS")
-        .env("CAPOUT_CONFIG", "")
-        .current_dir(dir);
+    crate::common::clean_env(&mut cmd);
+    cmd.args(["-c", "ulimit -f 100 && exec \"$0\" \"$@\"", CAPOUT]).args(args).current_dir(dir);
     cmd
 }
 

@@ -24,7 +24,7 @@ fn gnu_head_and_tail() -> (&'static str, &'static str) {
 }
 
 fn run(program: &str, args: &[&str], input: &[u8]) -> Vec<u8> {
-    let mut child = Command::new(program)
+    let mut child = crate::common::clean_env(&mut Command::new(program))
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

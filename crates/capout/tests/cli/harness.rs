@@ -2,7 +2,7 @@
 //! `--notice-format`, `CAPOUT_OPTS`, `--progress` and `--completions`.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command as StdCommand, Stdio};
+use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -10,9 +10,7 @@ use assert_cmd::Command;
 use serde_json::{Value, json};
 
 fn capout() -> Command {
-    let mut cmd = Command::cargo_bin("capout").expect("the binary is built");
-    cmd.env_remove("CAPOUT_OPTS").env("CAPOUT_CONFIG", "");
-    cmd
+    crate::common::capout()
 }
 
 fn stdout_of(cmd: &mut Command, input: &[u8]) -> String {
@@ -246,10 +244,8 @@ fn capout_opts_are_defaults_that_the_command_line_overrides() {
 
 #[test]
 fn progress_always_shows_a_live_count_and_erases_it() {
-    let mut child = StdCommand::new(env!("CARGO_BIN_EXE_capout"))
+    let mut child = crate::common::capout_std()
         .args(["--progress", "always", "-c", "3"])
-        .env_remove("CAPOUT_OPTS")
-        .env("CAPOUT_CONFIG", "")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -346,7 +342,7 @@ fn save_onto_the_input_file_keeps_what_was_read() {
     let path = dir.path().join("in.log");
     std::fs::write(&path, "1\n2\n").unwrap();
     let p = path.display().to_string();
-    let out = StdCommand::new(env!("CARGO_BIN_EXE_capout"))
+    let out = crate::common::capout_std()
         .args(["-n", "1", "--save", &p])
         .stdin(std::fs::File::open(&path).unwrap())
         .output()
@@ -403,7 +399,7 @@ fn save_leaves_the_file_as_it_was_when_the_input_fails() {
     let path = dir.path().join("f");
     std::fs::write(&path, "old\n").unwrap();
     // A directory as stdin: the first read fails.
-    let out = StdCommand::new(env!("CARGO_BIN_EXE_capout"))
+    let out = crate::common::capout_std()
         .args(["--save", path.to_str().unwrap()])
         .stdin(std::fs::File::open(dir.path()).unwrap())
         .output()

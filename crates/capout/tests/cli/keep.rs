@@ -2,14 +2,7 @@
 //! over many lines while only the first K are held.
 
 fn capout(args: &[&str], input: &[u8]) -> String {
-    let out = assert_cmd::Command::cargo_bin("capout")
-        .expect("the binary is built")
-        .args(args)
-        .env_remove("CAPOUT_OPTS")
-        .env("CAPOUT_CONFIG", "")
-        .write_stdin(input.to_vec())
-        .output()
-        .expect("capout runs");
+    let out = crate::common::capout().args(args).write_stdin(input.to_vec()).output().expect("capout runs");
     assert_eq!(out.status.code(), Some(0), "{args:?}");
     String::from_utf8(out.stdout).expect("UTF-8 output")
 }

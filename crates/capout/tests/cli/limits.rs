@@ -4,7 +4,7 @@
 //! on how reads split it.
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use capout_core::{CapSpec, Config, Pattern};
 use capout_testkit::Chunked;
@@ -21,10 +21,8 @@ fn run_in_reads(config: &Config, input: &[u8], size: usize) -> Vec<u8> {
 /// The output of the binary for `input` written to a pipe in writes of
 /// `size` bytes.
 fn capout_on_pipe(args: &[&str], input: &[u8], size: usize) -> Vec<u8> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_capout"))
+    let mut child = crate::common::capout_std()
         .args(args)
-        .env_remove("CAPOUT_OPTS")
-        .env("CAPOUT_CONFIG", "")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -46,10 +44,8 @@ fn capout_on_file(args: &[&str], input: &[u8]) -> Vec<u8> {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join("input");
     std::fs::write(&path, input).expect("written");
-    let out = Command::new(env!("CARGO_BIN_EXE_capout"))
+    let out = crate::common::capout_std()
         .args(args)
-        .env_remove("CAPOUT_OPTS")
-        .env("CAPOUT_CONFIG", "")
         .stdin(std::fs::File::open(&path).expect("opened"))
         .output()
         .expect("capout runs");

@@ -3,6 +3,7 @@
 mod adversarial;
 mod cli;
 mod command;
+mod common;
 mod completions;
 mod faults;
 mod gnu;

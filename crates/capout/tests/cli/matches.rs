@@ -1,10 +1,8 @@
 //! `--max-matches` without a pattern counts the lines that are not
 //! empty, as the reference grep tool does (SPEC §2).
 
-use assert_cmd::Command;
-
 fn capout(args: &[&str], input: &str) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_capout")).args(args).write_stdin(input).output().unwrap();
+    let out = crate::common::capout().args(args).write_stdin(input).output().unwrap();
     assert!(out.status.success(), "{:?}", out.status);
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     String::from_utf8(out.stdout).unwrap()

@@ -5,9 +5,7 @@
 use assert_cmd::Command;
 
 fn capout() -> Command {
-    let mut cmd = Command::cargo_bin("capout").expect("the binary is built");
-    cmd.env_remove("CAPOUT_OPTS").env("CAPOUT_CONFIG", "");
-    cmd
+    crate::common::capout()
 }
 
 #[test]

@@ -31,7 +31,7 @@ ignore-case = true
 /// capout with the config file `config` (none when `None`), no
 /// `CAPOUT_OPTS`.
 fn capout(dir: &Path, config: Option<&str>) -> Command {
-    let mut cmd = Command::cargo_bin("capout").expect("the binary is built");
+    let mut cmd = crate::common::capout();
     cmd.env_remove("CAPOUT_OPTS").current_dir(dir);
     match config {
         Some(text) => {

@@ -85,10 +85,7 @@ fn model(input: &[u8], (width, height): (usize, usize), lf: LineFeed, sizes: &[u
 /// What `capout --render --notice none` prints for `input` on a terminal
 /// of `size`, through a pipe.
 fn binary((width, height): (usize, usize), input: &[u8]) -> Vec<u8> {
-    let out = assert_cmd::Command::cargo_bin("capout")
-        .expect("the binary is built")
-        .env_remove("CAPOUT_OPTS")
-        .env("CAPOUT_CONFIG", "")
+    let out = crate::common::capout()
         .args(["--render", "--notice", "none", "-c", "1000000"])
         .args(["--render-width", &width.to_string(), "--render-height", &height.to_string()])
         .write_stdin(input)

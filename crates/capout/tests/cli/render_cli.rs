@@ -12,9 +12,7 @@ use capout_core::{CapSpec, Config};
 use capout_testkit::Chunked;
 
 fn capout() -> Command {
-    let mut cmd = Command::cargo_bin("capout").expect("the binary is built");
-    cmd.env_remove("CAPOUT_OPTS").env("CAPOUT_CONFIG", "");
-    cmd
+    crate::common::capout()
 }
 
 fn fixture(name: &str) -> Vec<u8> {

@@ -2,33 +2,19 @@
 //! as from a pipe, from the file's current offset on.
 
 use std::io::{Seek, SeekFrom, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use capout_testkit::Rng;
 
 fn capout_on_file(args: &[&str], file: std::fs::File) -> Vec<u8> {
-    let out = Command::new(env!("CARGO_BIN_EXE_capout"))
-        .args(args)
-        .env_remove("CAPOUT_OPTS")
-        .env("CAPOUT_CONFIG", "")
-        .stdin(file)
-        .output()
-        .expect("capout runs");
+    let out = crate::common::capout_std().args(args).stdin(file).output().expect("capout runs");
     assert_eq!(out.status.code(), Some(0));
     out.stdout
 }
 
 fn capout_on_pipe(args: &[&str], input: &[u8]) -> Vec<u8> {
-    assert_cmd::Command::cargo_bin("capout")
-        .expect("the binary is built")
-        .args(args)
-        .env_remove("CAPOUT_OPTS")
-        .env("CAPOUT_CONFIG", "")
-        .write_stdin(input.to_vec())
-        .output()
-        .expect("capout runs")
-        .stdout
+    crate::common::capout().args(args).write_stdin(input.to_vec()).output().expect("capout runs").stdout
 }
 
 #[test]
@@ -112,7 +98,7 @@ fn a_tail_cap_reads_only_the_end_of_a_huge_file() {
         (&["-c", "5"], b"last\n... (truncated, showing last 5 chars)\n"),
         (&["--tail-tokens", "3"], b"last\n... (truncated, showing last 3 tokens)\n"),
     ] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_capout"))
+        let mut child = crate::common::capout_std()
             .args(args)
             .stdin(sparse_terabyte(dir.path()))
             .stdout(Stdio::piped())

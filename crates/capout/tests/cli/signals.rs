@@ -6,18 +6,16 @@
 
 use std::io::{Read, Write};
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal, kill_process};
 
-const CAPOUT: &str = env!("CARGO_BIN_EXE_capout");
-
 /// Starts capout with its stdin and stdout on pipes.
 fn start(args: &[&str]) -> (Child, Pid) {
-    let child = Command::new(CAPOUT)
+    let child = crate::common::capout_std()
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

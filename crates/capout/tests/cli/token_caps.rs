@@ -2,18 +2,12 @@
 //! the estimator (the default tokenizer), and how they combine with the
 //! options the character caps take.
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 const TEXT: &str = "hello world, this is a test of the token caps\nsecond line here\n";
 
 fn capout(args: &[&str], input: &str) -> assert_cmd::assert::Assert {
-    Command::cargo_bin("capout")
-        .expect("the binary is built")
-        .args(args)
-        .env_remove("CAPOUT_OPTS")
-        .write_stdin(input.to_owned())
-        .assert()
+    crate::common::capout().args(args).write_stdin(input.to_owned()).assert()
 }
 
 fn stdout(args: &[&str], input: &str) -> String {
@@ -145,10 +139,8 @@ fn they_combine_with_keep_transforms_save_and_a_command() {
     );
     assert_eq!(std::fs::read_to_string(&saved).expect("saved"), TEXT);
 
-    let out = Command::cargo_bin("capout")
-        .expect("the binary is built")
+    let out = crate::common::capout()
         .args(["--tail-tokens", "4", "--", "sh", "-c", "echo one two three four five six; exit 3"])
-        .env_remove("CAPOUT_OPTS")
         .assert()
         .code(3)
         .get_output()

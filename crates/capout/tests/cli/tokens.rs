@@ -416,10 +416,8 @@ mod exact_cuts {
     fn exact_caps_from_the_command_line() {
         // capout's stdout for `args` on one short line.
         let run = |args: &[&str]| {
-            assert_cmd::Command::cargo_bin("capout")
-                .expect("the binary is built")
+            crate::common::capout()
                 .args(args)
-                .env_remove("CAPOUT_OPTS")
                 .write_stdin("hello world foo bar baz\n")
                 .assert()
                 .success()
@@ -460,10 +458,8 @@ mod exact_cuts {
             }
         }
         for (name, exact) in [("o200k", Exact::O200k), ("cl100k", Exact::Cl100k)] {
-            let out = assert_cmd::Command::cargo_bin("capout")
-                .expect("the binary is built")
+            let out = crate::common::capout()
                 .args(["--tail-tokens", "10", "--tokenizer", name, "--json"])
-                .env_remove("CAPOUT_OPTS")
                 .write_stdin(input.clone())
                 .assert()
                 .success()

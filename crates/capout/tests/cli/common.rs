@@ -1,0 +1,50 @@
+//! Runs the binary as a user would, but with none of the user's own
+//! environment: every test that starts capout goes through here.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// How long one run of the binary may take before the test fails: far
+/// above what any test needs on a loaded machine, so only a hang hits it.
+pub const TIME_LIMIT: Duration = Duration::from_secs(120);
+
+/// The capout binary, with a clean environment and [`TIME_LIMIT`]. See
+/// [`clean_env`].
+pub fn capout() -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::from_std(capout_std());
+    cmd.timeout(TIME_LIMIT);
+    cmd
+}
+
+/// The capout binary as a `std::process::Command`, with a clean
+/// environment, for the tests that spawn it and wait on it themselves
+/// (their own bounded waits are the time limit).
+pub fn capout_std() -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_capout"));
+    clean_env(&mut cmd);
+    cmd
+}
+
+/// Takes away what the user's own environment would change about a run:
+/// `CAPOUT_OPTS` and `CAPOUT_CONFIG` are removed, and `HOME` and
+/// `XDG_CONFIG_HOME` point at an empty folder, so no config file is
+/// found. Also for a shell or terminal that runs capout itself. A test
+/// that sets one of them afterwards overrides it.
+pub fn clean_env(cmd: &mut std::process::Command) -> &mut std::process::Command {
+    let home = empty_home();
+    cmd.env_remove("CAPOUT_OPTS").env_remove("CAPOUT_CONFIG").env("HOME", home).env("XDG_CONFIG_HOME", home)
+}
+
+/// An empty folder under Cargo's temporary folder for the tests, made
+/// once per test binary and checked to be empty.
+pub fn empty_home() -> &'static PathBuf {
+    static HOME: OnceLock<PathBuf> = OnceLock::new();
+    HOME.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("empty-home");
+        std::fs::create_dir_all(&dir).expect("the empty home is made");
+        let entries = std::fs::read_dir(&dir).expect("the empty home is read").count();
+        assert_eq!(entries, 0, "{} must stay empty", dir.display());
+        dir
+    })
+}
