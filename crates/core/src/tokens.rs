@@ -15,6 +15,12 @@
 //! - *white space*: spaces and newlines up to the last newline of a run,
 //!   then the spaces before the next piece less the one that leads it.
 //!
+//! Two things the vocabularies do inside pieces are priced too: ESC is a
+//! token that merges with nothing (`\x1b[1;32m` is six), and a run of
+//! newlines is one token only up to 10 (`\r\n` up to 5), after
+//! punctuation up to 3 more than it. Both are handled where those bytes
+//! are already told apart, so text without them pays nothing for it.
+//!
 //! It keeps only the piece being read (a few counters), and prices each
 //! piece by its kind and length, the way byte-pair encoding prices it on
 //! average: short words are one token and long ones more, each run of three
@@ -96,6 +102,8 @@ const SPACE: u8 = 3;
 const NEWLINE: u8 = 4;
 const PUNCT: u8 = 5;
 const MULTI: u8 = 6;
+/// ESC, punctuation that the vocabularies hold as a token of its own.
+const ESC: u8 = 7;
 
 /// For each letter a–z, a bit for each letter that commonly follows it in
 /// English and code: the 237 pairs that make 97 % of the pairs inside
@@ -254,6 +262,7 @@ static CLASS: [u8; 256] = {
             b'0'..=b'9' => DIGIT,
             b'\n' | b'\r' => NEWLINE,
             b' ' | b'\t' | 0x0B | 0x0C => SPACE,
+            0x1B => ESC,
             _ => PUNCT,
         };
         b += 1;
@@ -342,6 +351,25 @@ mod price {
     pub const SYMBOL_4: u64 = 2000;
     /// A run of white space.
     pub const SPACES: u64 = 1000;
+    /// ESC, a token of its own: `o200k_base` and `cl100k_base` merge it
+    /// with nothing, so the `[` of `\x1b[1;32m` is one more.
+    pub const ESC: u64 = 1000;
+    /// Newlines in a row that cost one token (`o200k_base` holds runs of
+    /// `\n` up to 10 long, and of `\r\n` up to 5, as one), and that cost
+    /// nothing more than the punctuation they end (`.\n\n\n` is one
+    /// token, `,\n\n\n` two, `,\n\n\n\n` three).
+    pub const NL_RUN: u64 = 10;
+    pub const NL_RUN_AFTER_PUNCT: u64 = 3;
+    /// Past those, a token per this many newline bytes (the vocabulary's
+    /// longest run is 32 and the next 16), plus `CR` for each `\r`: a
+    /// long run of `\r\n` takes about 8 bytes a token.
+    pub const NL_BYTES_PER_TOKEN: u64 = 16;
+    pub const CR: u64 = 125;
+    /// Spaces before a newline past which a token more is paid for each
+    /// `FILL_BYTES_PER_TOKEN` of them (13 spaces and `\r\n`, or 11 tabs
+    /// and `\n`, are two tokens).
+    pub const FILL: u64 = 10;
+    pub const FILL_BYTES_PER_TOKEN: u64 = 10;
     /// A byte that is not valid UTF-8.
     pub const INVALID: u64 = 1000;
 }
@@ -366,6 +394,13 @@ pub struct Estimator {
     lead: u64,
     /// Bytes of the pending white space that end with its last newline.
     nl_bytes: u64,
+    /// Runs of newlines: what those of the pending white space before the
+    /// last cost beyond a token each ([`long_run`]), with the spaces before
+    /// each ([`fill_cost`]); the bytes of the last (in punctuation, of the
+    /// newlines after it), and what its `\r` add.
+    nl_extra: u64,
+    run_len: u64,
+    run_cr: u64,
     /// Bytes of the last white-space character (1, or 2–3 for U+00A0 and
     /// the like).
     last_ws_len: u64,
@@ -388,6 +423,9 @@ impl Default for Estimator {
             prev_letter: NO_LETTER,
             lead: 0,
             nl_bytes: 0,
+            nl_extra: 0,
+            run_len: 0,
+            run_cr: 0,
             last_ws_len: 1,
             partial: [0; 4],
             partial_len: 0,
@@ -422,6 +460,36 @@ impl<F: FnMut(u64, u64)> Sink for F {
 #[inline]
 fn floor(cost: u64, bytes: u64) -> u64 {
     cost.max(bytes * SCALE / MAX_BYTES_PER_TOKEN)
+}
+
+/// What a run of `len` bytes of newlines in white space costs beyond a
+/// token, `cr` for its `\r`: nothing up to `NL_RUN`, then at least a token
+/// more, and a token per `NL_BYTES_PER_TOKEN` bytes.
+#[inline]
+fn long_run(len: u64, cr: u64) -> u64 {
+    if len <= price::NL_RUN { 0 } else { (len + 5) * SCALE / price::NL_BYTES_PER_TOKEN + cr }
+}
+
+/// What `bytes` of spaces before a run of newlines add to it (a blank line
+/// of many spaces or tabs is more than a token).
+#[inline]
+fn fill_cost(bytes: u64) -> u64 {
+    if bytes <= price::FILL { 0 } else { (bytes - 1) / price::FILL_BYTES_PER_TOKEN * SCALE }
+}
+
+/// What the run of `len` bytes of newlines that ends punctuation (`;\n`)
+/// costs beyond the punctuation: nothing up to `NL_RUN_AFTER_PUNCT`, then
+/// as [`long_run`] prices a run three bytes longer, less what it prices
+/// at a token. Above the exact count at every length up to 200.
+#[inline]
+fn run_after_punct(len: u64, cr: u64) -> u64 {
+    // A `\r` counts twice towards the free run (`.\r\n\r\n\r\n` is
+    // three tokens).
+    if len + cr / price::CR <= price::NL_RUN_AFTER_PUNCT {
+        0
+    } else {
+        SCALE + (len + 3) * SCALE / price::NL_BYTES_PER_TOKEN + cr
+    }
 }
 
 /// The price of `n` letters from `table`, and `more` for each past it.
@@ -577,12 +645,19 @@ impl Estimator {
         }
     }
 
+    /// What the part of pending white space up to its last newline costs,
+    /// in `nl` runs of newlines.
+    #[inline]
+    fn nl_cost(&self, nl: u64) -> u64 {
+        floor(price::SPACES * nl + self.nl_extra + long_run(self.run_len, self.run_cr), self.nl_bytes)
+    }
+
     /// What pending white space costs.
     #[inline]
     fn ws_cost(&self, nl: u64, spaces: u64) -> u64 {
         let mut c = 0;
         if nl > 0 {
-            c += floor(price::SPACES * nl, self.nl_bytes);
+            c += self.nl_cost(nl);
         }
         if spaces > 0 {
             c += floor(price::SPACES, self.bytes - self.nl_bytes);
@@ -605,7 +680,26 @@ impl Estimator {
     /// What pending punctuation of `ascii` ASCII characters costs.
     #[inline]
     fn punct_cost(&self, ascii: u64) -> u64 {
-        floor(punct_cost(ascii) + self.extra, self.bytes)
+        floor(punct_cost(ascii) + self.extra + run_after_punct(self.run_len, self.run_cr), self.bytes)
+    }
+
+    /// After an ESC in pending punctuation: the vocabularies merge it with
+    /// nothing, so what came before it in the piece (a space that leads it
+    /// too) is priced as a run of its own, and it never leads a word.
+    #[inline]
+    fn escaped(&mut self) {
+        if let State::Punct { chars, ascii, space, newlines: false } = &mut self.state {
+            self.extra += if *ascii > 0 {
+                punct_cost(*ascii)
+            } else if *space {
+                price::SPACES
+            } else {
+                0
+            };
+            *ascii = 0;
+            *space = false;
+            *chars = (*chars).max(2);
+        }
     }
 
     /// Ends the pending piece at `at`, adding its cost.
@@ -626,6 +720,9 @@ impl Estimator {
         self.prev_letter = NO_LETTER;
         self.lead = 0;
         self.nl_bytes = 0;
+        self.nl_extra = 0;
+        self.run_len = 0;
+        self.run_cr = 0;
         sink.boundary(at, self.committed);
     }
 
@@ -694,17 +791,23 @@ impl Estimator {
                     self.words(&bytes[i..], true, sink)
                 }
                 _ => {
-                    let c = match class {
-                        LOWER => Char::Lower,
-                        UPPER => Char::Upper,
-                        DIGIT => Char::Digit,
-                        SPACE => Char::Space(b == b' '),
-                        NEWLINE => Char::Newline,
-                        _ => Char::Punct,
+                    // `extra`: what a `\r` adds to a long run of newlines,
+                    // what an ESC costs in place of other punctuation.
+                    let (c, extra) = match class {
+                        LOWER => (Char::Lower, 0),
+                        UPPER => (Char::Upper, 0),
+                        DIGIT => (Char::Digit, 0),
+                        SPACE => (Char::Space(b == b' '), 0),
+                        NEWLINE => (Char::Newline, if b == b'\r' { price::CR } else { 0 }),
+                        ESC => (Char::Punct, price::ESC),
+                        _ => (Char::Punct, 0),
                     };
                     let at = self.pos;
                     self.pos += 1;
-                    self.step(c, at, 1, 0, sink);
+                    self.step(c, at, 1, extra, sink);
+                    if class == ESC {
+                        self.escaped();
+                    }
                     i += 1;
                     match self.state {
                         State::Word { small, .. } if class <= UPPER => {
@@ -854,7 +957,17 @@ impl Estimator {
         };
         let n = if *newlines || CLASS[rest[0] as usize] == NEWLINE {
             *newlines = true;
-            rest.iter().position(|&c| CLASS[c as usize] != NEWLINE).unwrap_or(rest.len())
+            let (mut n, mut cr) = (0, 0);
+            for &c in rest {
+                if CLASS[c as usize] != NEWLINE {
+                    break;
+                }
+                cr += u64::from(c == b'\r');
+                n += 1;
+            }
+            self.run_len += n as u64;
+            self.run_cr += cr * price::CR;
+            n
         } else {
             let n = rest.iter().position(|&c| CLASS[c as usize] != PUNCT).unwrap_or(rest.len());
             *chars += n as u64;
@@ -896,7 +1009,19 @@ impl Estimator {
         for &c in rest {
             match CLASS[c as usize] {
                 NEWLINE => {
-                    nl = if nl == 0 || spaces == 0 { nl.max(1) } else { nl + 1 };
+                    if nl == 0 || spaces > 0 {
+                        // A new run of newlines: the last is priced, and
+                        // the spaces before this one.
+                        self.nl_extra +=
+                            long_run(self.run_len, self.run_cr) + fill_cost(bytes - self.nl_bytes);
+                        self.run_len = 0;
+                        self.run_cr = 0;
+                        nl += 1;
+                    }
+                    self.run_len += 1;
+                    if c == b'\r' {
+                        self.run_cr += price::CR;
+                    }
                     bytes += 1;
                     self.nl_bytes = bytes;
                     spaces = 0;
@@ -1043,8 +1168,19 @@ impl Estimator {
             State::Ws { nl, spaces, plain } => match c {
                 Char::Newline => {
                     // Spaces between newlines make the piece dearer (and
-                    // keep the estimate from dropping as it grows).
-                    let nl = if nl == 0 || spaces == 0 { nl.max(1) } else { nl + 1 };
+                    // keep the estimate from dropping as it grows): they
+                    // end a run of newlines, priced by its length.
+                    let nl = if nl == 0 || spaces > 0 {
+                        self.nl_extra +=
+                            long_run(self.run_len, self.run_cr) + fill_cost(self.bytes - self.nl_bytes);
+                        self.run_len = 0;
+                        self.run_cr = 0;
+                        nl + 1
+                    } else {
+                        nl
+                    };
+                    self.run_len += n;
+                    self.run_cr += extra;
                     self.bytes += n;
                     self.nl_bytes = self.bytes;
                     self.state = State::Ws { nl, spaces: 0, plain: false };
@@ -1065,7 +1201,7 @@ impl Estimator {
                         let last = if leads { self.last_space_len() } else { 0 };
                         pieces_end = at - last;
                         if nl > 0 {
-                            self.committed += floor(price::SPACES * nl, self.nl_bytes);
+                            self.committed += self.nl_cost(nl);
                             sink.boundary(at - spaces_bytes, self.committed);
                         }
                         if spaces > 1 || !leads {
@@ -1084,6 +1220,9 @@ impl Estimator {
                         self.state = State::Start;
                         self.extra = 0;
                         self.nl_bytes = 0;
+                        self.nl_extra = 0;
+                        self.run_len = 0;
+                        self.run_cr = 0;
                         self.bytes = 0;
                         if leads {
                             self.bytes = last;
@@ -1143,6 +1282,8 @@ impl Estimator {
                 }
                 Char::Newline => {
                     self.bytes += n;
+                    self.run_len += n;
+                    self.run_cr += extra;
                     self.state = State::Punct { chars, ascii, space, newlines: true };
                 }
                 Char::Lower | Char::Upper if chars == 1 && !space && !newlines => {
@@ -1193,6 +1334,8 @@ impl Estimator {
             }
             Char::Newline => {
                 self.nl_bytes = self.bytes;
+                self.run_len = n;
+                self.run_cr = extra;
                 self.state = State::Ws { nl: 1, spaces: 0, plain: false };
             }
             Char::Punct => {

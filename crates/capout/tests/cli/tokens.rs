@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 /// Text that exercises every kind of piece: words of either case, digits,
 /// punctuation, spaces, tabs and newlines, non-ASCII letters, symbols and
-/// spaces, and bytes that are not UTF-8.
+/// spaces, bytes that are not UTF-8, colour codes and runs of blank lines.
 fn text() -> impl Strategy<Value = Vec<u8>> {
     let atom = prop_oneof![
         4 => "[a-z]{1,12}".prop_map(String::into_bytes),
@@ -20,6 +20,8 @@ fn text() -> impl Strategy<Value = Vec<u8>> {
         2 => r#"[-+*/=(){};:,.!?'"_<>\[\]@#$%&|]{1,4}"#.prop_map(String::into_bytes),
         1 => "[éüßжЖ中文字日本語한국어，。「」€→😀\u{a0}\u{3000}٣]{1,4}".prop_map(String::into_bytes),
         1 => prop::collection::vec(any::<u8>(), 1..4),
+        1 => "( ?[.;]?\x1b\\[[0-9;]{0,7}[mK]|\x1b[a-z]?)".prop_map(String::into_bytes),
+        1 => "([ \t]{0,14}\r?\n){1,30}".prop_map(String::into_bytes),
     ];
     prop::collection::vec(atom, 0..40).prop_map(|v| v.concat())
 }
@@ -185,8 +187,20 @@ fn pieces_of_a_line() {
 mod accuracy {
     use capout_core::tokens::{self, Exact};
 
-    const CORPORA: [&str; 10] =
-        ["prose", "logs", "rust", "python", "javascript", "json", "minified", "blobs", "cjk", "mix"];
+    const CORPORA: [&str; 12] = [
+        "prose",
+        "logs",
+        "ansi",
+        "blank",
+        "rust",
+        "python",
+        "javascript",
+        "json",
+        "minified",
+        "blobs",
+        "cjk",
+        "mix",
+    ];
     const WINDOW: usize = 5000;
     const STRIDE: usize = 1000;
 
@@ -229,7 +243,7 @@ mod accuracy {
         [quantile(v, 0.5), quantile(v, 0.05), quantile(v, 0.95), worst]
     }
 
-    /// Per corpus: the median ratio within 0.95–1.05 and 95 % of windows
+    /// Per corpus: the median ratio within 0.95–1.05 (1.10 for `blank`) and 95 % of windows
     /// within 0.85–1.15; over all windows, a lean towards more tokens than
     /// exact (median ≥ 1). Prints the table of the README, bytes/4's
     /// figures beside.
@@ -252,8 +266,12 @@ mod accuracy {
             // 95 % of windows within the band: the 2.5th and 97.5th
             // percentiles are inside it.
             let (lo, hi) = (quantile(&est, 0.025), quantile(&est, 0.975));
-            if !(0.95..=1.05).contains(&med) {
-                failures.push(format!("{name}: median {med:.3} outside 0.95–1.05"));
+            // Blank lines with spaces on them cost a token a line in the
+            // estimate, a quarter to one in `o200k_base` as the spaces
+            // go: high, on purpose.
+            let high = if name == "blank" { 1.10 } else { 1.05 };
+            if !(0.95..=high).contains(&med) {
+                failures.push(format!("{name}: median {med:.3} outside 0.95–{high:.2}"));
             }
             all.extend(est);
             if lo < 0.85 || hi > 1.15 {
@@ -265,6 +283,68 @@ mod accuracy {
         println!("all windows: median {median:.3}");
         if median < 1.0 {
             failures.push(format!("all corpora: median {median:.3} below 1"));
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    /// What a token cap with the estimator keeps of `input`, without
+    /// notices.
+    fn kept(cap: capout_core::CapSpec, input: &[u8]) -> Vec<u8> {
+        let config = capout_core::Config {
+            cap,
+            notice: capout_core::NoticeTarget::None,
+            ..capout_core::Config::default()
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        capout_core::run(&config, input, &mut out, &mut err).expect("in-memory run");
+        out
+    }
+
+    /// Corpora where the estimate runs near the exact count or below it
+    /// (random data, minified code with one-letter names, CJK, and the mix
+    /// that holds them): a cap may keep a little more than N there.
+    const LEAN_LOW: [&str; 4] = ["minified", "blobs", "cjk", "mix"];
+
+    /// The estimator errs towards fewer tokens: what a cap of 2000
+    /// estimated tokens keeps has at most 2000 exact `o200k_base` tokens,
+    /// for the head and the tail of inputs that end at ten places in each
+    /// corpus (coloured CI logs and runs of blank lines among them) but
+    /// those of `LEAN_LOW`. Prints, per corpus, the most kept as a share of
+    /// N for N of 50 to 2000: the README's second table.
+    #[test]
+    fn an_estimated_cut_never_keeps_more_than_n_exact_tokens() {
+        use capout_core::CapSpec;
+        const NS: [u64; 4] = [50, 200, 500, 2000];
+        let mut failures = Vec::new();
+        println!("| corpus | N = 50 | 200 | 500 | 2000 |");
+        println!("| --- | --: | --: | --: | --: |");
+        for name in CORPORA {
+            let path = format!("{}/tests/fixtures/tokens/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+            let text = std::fs::read(path).expect("the corpora are in the repository");
+            let mut most = [0.0f64; NS.len()];
+            for k in 1..=10 {
+                // Inputs that end at a line's end, a tenth of the corpus
+                // apart; the heads start a tenth further in each time.
+                let line_end = |at: usize| text[..at].iter().rposition(|&b| b == b'\n').map(|e| e + 1);
+                let end = line_end(text.len() * k / 10).unwrap_or(text.len());
+                let start = line_end(text.len() * (k - 1) / 10).unwrap_or(0);
+                for (i, n) in NS.into_iter().enumerate() {
+                    for (cap, input) in
+                        [(CapSpec::TailTokens(n), &text[..end]), (CapSpec::HeadTokens(n), &text[start..])]
+                    {
+                        let exact = tokens::count_exact(Exact::O200k, &kept(cap, input)) as u64;
+                        most[i] = most[i].max(exact as f64 / n as f64);
+                        if exact > n && n == 2000 && !LEAN_LOW.contains(&name) {
+                            failures.push(format!(
+                                "{name}: {cap:?} of {} bytes kept {exact} tokens",
+                                input.len()
+                            ));
+                        }
+                    }
+                }
+            }
+            let row: Vec<String> = most.iter().map(|m| format!("{:.1} %", m * 100.0)).collect();
+            println!("| {name} | {} |", row.join(" | "));
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
     }
@@ -600,20 +680,31 @@ mod pinned {
             let bytes = text(&mut rng, 1 + round % 60);
             figures(&mut d, &mut rng, &bytes, &[0, 1, 3, 10, 40]);
         }
-        assert_eq!(d.0, 17_495_997_251_972_989_824);
+        assert_eq!(d.0, 15_431_508_006_284_763_168);
     }
 
     #[test]
     fn figures_of_the_corpora() {
         let mut d = Digest::new();
         let mut rng = Rng(12);
-        for name in
-            ["prose", "logs", "rust", "python", "javascript", "json", "minified", "blobs", "cjk", "mix"]
-        {
+        for name in [
+            "prose",
+            "logs",
+            "rust",
+            "python",
+            "javascript",
+            "json",
+            "minified",
+            "blobs",
+            "cjk",
+            "mix",
+            "ansi",
+            "blank",
+        ] {
             let path = format!("{}/tests/fixtures/tokens/{name}.txt", env!("CARGO_MANIFEST_DIR"));
             let bytes = std::fs::read(path).expect("the corpora are in the repository");
             figures(&mut d, &mut rng, &bytes, &[1, 100, 5000]);
         }
-        assert_eq!(d.0, 2_925_365_403_666_109_268);
+        assert_eq!(d.0, 15_549_883_629_754_729_565);
     }
 }

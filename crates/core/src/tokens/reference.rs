@@ -16,6 +16,7 @@ const SPACE: u8 = 3;
 const NEWLINE: u8 = 4;
 const PUNCT: u8 = 5;
 const MULTI: u8 = 6;
+const ESC: u8 = 7;
 
 /// For each letter a–z, a bit for each letter that commonly follows it in
 /// English and code: the 237 pairs that make 97 % of the pairs inside
@@ -64,6 +65,7 @@ static CLASS: [u8; 256] = {
             b'0'..=b'9' => DIGIT,
             b'\n' | b'\r' => NEWLINE,
             b' ' | b'\t' | 0x0B | 0x0C => SPACE,
+            0x1B => ESC,
             _ => PUNCT,
         };
         b += 1;
@@ -152,6 +154,13 @@ mod price {
     pub const SYMBOL_4: u64 = 2000;
     /// A run of white space.
     pub const SPACES: u64 = 1000;
+    pub const ESC: u64 = 1000;
+    pub const NL_RUN: u64 = 10;
+    pub const NL_RUN_AFTER_PUNCT: u64 = 3;
+    pub const NL_BYTES_PER_TOKEN: u64 = 16;
+    pub const CR: u64 = 125;
+    pub const FILL: u64 = 10;
+    pub const FILL_BYTES_PER_TOKEN: u64 = 10;
     /// A byte that is not valid UTF-8.
     pub const INVALID: u64 = 1000;
 }
@@ -176,6 +185,13 @@ pub struct Model {
     lead: u64,
     /// Bytes of the pending white space that end with its last newline.
     nl_bytes: u64,
+    /// Runs of newlines: the lengths and `\r` costs of those done in the
+    /// pending white space, and of the last (in punctuation, the newlines
+    /// after it).
+    runs: Vec<(u64, u64)>,
+    run: (u64, u64),
+    /// What the spaces before each run add.
+    fills: u64,
     /// Bytes of the last white-space character (1, or 2–3 for U+00A0 and
     /// the like).
     last_ws_len: u64,
@@ -198,6 +214,9 @@ impl Default for Model {
             prev_letter: NO_LETTER,
             lead: 0,
             nl_bytes: 0,
+            runs: Vec::new(),
+            run: (0, 0),
+            fills: 0,
             last_ws_len: 1,
             partial: [0; 4],
             partial_len: 0,
@@ -230,6 +249,18 @@ impl<F: FnMut(u64, u64)> Sink for F {
 
 /// The floor of cost for a piece of `bytes` bytes.
 #[inline]
+fn long_run((len, cr): (u64, u64)) -> u64 {
+    if len <= price::NL_RUN { 0 } else { (len + 5) * SCALE / price::NL_BYTES_PER_TOKEN + cr }
+}
+
+fn run_after_punct((len, cr): (u64, u64)) -> u64 {
+    if len + cr / price::CR <= price::NL_RUN_AFTER_PUNCT {
+        0
+    } else {
+        SCALE + (len + 3) * SCALE / price::NL_BYTES_PER_TOKEN + cr
+    }
+}
+
 fn floor(cost: u64, bytes: u64) -> u64 {
     cost.max(bytes * SCALE / MAX_BYTES_PER_TOKEN)
 }
@@ -379,7 +410,7 @@ impl Model {
             State::Ws { nl, spaces, .. } => {
                 let mut c = 0;
                 if nl > 0 {
-                    c += floor(price::SPACES * nl, self.nl_bytes);
+                    c += self.nl_cost(nl);
                 }
                 if spaces > 0 {
                     c += floor(price::SPACES, self.bytes - self.nl_bytes);
@@ -396,8 +427,22 @@ impl Model {
                     0
                 }
             }
-            State::Punct { ascii, .. } => floor(punct_cost(ascii) + self.extra, self.bytes),
+            State::Punct { ascii, .. } => {
+                floor(punct_cost(ascii) + self.extra + run_after_punct(self.run), self.bytes)
+            }
         }
+    }
+
+    fn nl_cost(&self, nl: u64) -> u64 {
+        let runs: u64 = self.runs.iter().map(|&r| long_run(r)).sum::<u64>() + long_run(self.run);
+        floor(price::SPACES * nl + runs + self.fills, self.nl_bytes)
+    }
+
+    fn reset_runs(&mut self) {
+        self.nl_bytes = 0;
+        self.runs.clear();
+        self.run = (0, 0);
+        self.fills = 0;
     }
 
     /// Ends the pending piece at `at`, adding its cost.
@@ -410,7 +455,7 @@ impl Model {
         self.rare = 0;
         self.prev_letter = NO_LETTER;
         self.lead = 0;
-        self.nl_bytes = 0;
+        self.reset_runs();
         sink.boundary(at, self.committed);
     }
 
@@ -500,9 +545,29 @@ impl Model {
                         NEWLINE => Char::Newline,
                         _ => Char::Punct,
                     };
+                    let extra = match b {
+                        b'\r' => price::CR,
+                        0x1B => price::ESC,
+                        _ => 0,
+                    };
                     let at = self.pos;
                     self.pos += 1;
-                    self.step(c, at, 1, 0, sink);
+                    self.step(c, at, 1, extra, sink);
+                    if class == ESC {
+                        // ESC merges with nothing: what came before it in
+                        // its piece is priced on its own; it leads no word.
+                        if let State::Punct { chars, ascii, space, newlines: false } = self.state {
+                            self.extra += if ascii > 0 {
+                                punct_cost(ascii)
+                            } else if space {
+                                price::SPACES
+                            } else {
+                                0
+                            };
+                            self.state =
+                                State::Punct { chars: chars.max(2), ascii: 0, space: false, newlines: false };
+                        }
+                    }
                     if class <= UPPER {
                         // A letter, now in a word: count rare pairs.
                         let l = b.to_ascii_lowercase() - b'a';
@@ -630,6 +695,20 @@ impl Model {
                     // Spaces between newlines make the piece dearer (and
                     // keep the estimate from dropping as it grows).
                     let nl = if nl == 0 || spaces == 0 { nl.max(1) } else { nl + 1 };
+                    if spaces > 0 {
+                        let fill = self.bytes - self.nl_bytes;
+                        if fill > price::FILL {
+                            self.fills += (fill - 1) / price::FILL_BYTES_PER_TOKEN * SCALE;
+                        }
+                    }
+                    if spaces > 0 || self.run.0 == 0 {
+                        if self.run.0 > 0 {
+                            self.runs.push(self.run);
+                        }
+                        self.run = (0, 0);
+                    }
+                    self.run.0 += n;
+                    self.run.1 += extra;
                     self.bytes += n;
                     self.nl_bytes = self.bytes;
                     self.state = State::Ws { nl, spaces: 0, plain: false };
@@ -650,7 +729,7 @@ impl Model {
                         let last = if leads { self.last_space_len() } else { 0 };
                         pieces_end = at - last;
                         if nl > 0 {
-                            self.committed += floor(price::SPACES * nl, self.nl_bytes);
+                            self.committed += self.nl_cost(nl);
                             sink.boundary(at - spaces_bytes, self.committed);
                         }
                         if spaces > 1 || !leads {
@@ -668,7 +747,7 @@ impl Model {
                         }
                         self.state = State::Start;
                         self.extra = 0;
-                        self.nl_bytes = 0;
+                        self.reset_runs();
                         self.bytes = 0;
                         if leads {
                             self.bytes = last;
@@ -728,6 +807,8 @@ impl Model {
                 }
                 Char::Newline => {
                     self.bytes += n;
+                    self.run.0 += n;
+                    self.run.1 += extra;
                     self.state = State::Punct { chars, ascii, space, newlines: true };
                 }
                 Char::Lower | Char::Upper if chars == 1 && !space && !newlines => {
@@ -776,6 +857,7 @@ impl Model {
             }
             Char::Newline => {
                 self.nl_bytes = self.bytes;
+                self.run = (n, extra);
                 self.state = State::Ws { nl: 1, spaces: 0, plain: false };
             }
             Char::Punct => {
@@ -816,9 +898,13 @@ mod differential {
             1 => "[\u{80}-\u{10ffff}]{1,3}".prop_map(String::into_bytes),
             1 => prop::collection::vec(any::<u8>(), 1..6),
             1 => prop::collection::vec(prop_oneof![Just(0u8), 0x80u8..=0xff], 1..5),
+            // Colour codes, and blank lines with spaces, tabs and `\r`.
+            2 => "( ?[.;]?\x1b\\[[0-9;]{0,7}[mK]|\x1b[a-z(]?)".prop_map(String::into_bytes),
+            1 => "([ \t]{0,14}\r?\n){1,40}".prop_map(String::into_bytes),
             1 => prop_oneof![
                 run("a"), run("Z"), run("9"), run(" "), run("\n"), run(" \n"), run("-"),
-                run("中"), run("한"), run("😀"), run("\u{a0}"), run("é"), run("\0"), run("ab ")
+                run("中"), run("한"), run("😀"), run("\u{a0}"), run("é"), run("\0"), run("ab "),
+                run("\r\n"), run(".\n"), run("\x1b")
             ],
         ];
         prop::collection::vec(atom, 0..50).prop_map(|v| v.concat())
