@@ -30,7 +30,10 @@ fn main() {
     let os = std::env::var("CARGO_CFG_TARGET_OS");
     if os.as_deref() == Ok("linux") {
         println!("cargo:rustc-link-arg-bin=capout=-no-pie");
-        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("link").join("cold.ld");
+        // Read when the script runs, not when it is built: a copied build
+        // folder then still links with this checkout's script.
+        let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default();
+        let script = std::path::Path::new(&manifest_dir).join("link").join("cold.ld");
         println!("cargo:rustc-link-arg-bin=capout=-Wl,-T,{}", script.display());
         if std::env::var("CARGO_CFG_TARGET_ENV").as_deref() == Ok("gnu") {
             println!("cargo:rustc-link-lib=static:-bundle=gcc_eh");

@@ -28,19 +28,13 @@ use std::time::{Duration, Instant};
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::process::{Pid, Signal, kill_process, kill_process_group};
 
+use crate::exit::Exit;
 use crate::signals::Signals;
 use capout_core::{CommandSpec, Config, Ending, Error as RunError, Report, StartError, Timeout};
 
 /// How long capout waits on an empty pipe, once the command has exited,
 /// for background processes that still hold its output open.
 pub const GRACE: Duration = Duration::from_secs(1);
-
-/// The exit status when `--timeout` expired, as GNU `timeout` has it.
-pub const TIMED_OUT: u8 = 124;
-/// The exit status when the command was found but could not be executed.
-pub const NOT_EXECUTABLE: u8 = 126;
-/// The exit status when the command was not found.
-pub const NOT_FOUND: u8 = 127;
 
 /// How the command ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,24 +56,25 @@ impl Status {
     /// `timeout` is the `--timeout` the command ran under.
     pub fn ending(&self, timeout: Option<&Timeout>) -> Ending {
         Ending {
-            exit_code: i32::from(self.exit_code()),
+            exit_code: i32::from(self.exit().code()),
             signal: self.signal,
             timed_out: timeout.filter(|_| self.timed_out).map(|t| t.label.clone()),
             interrupted: None,
         }
     }
 
-    /// capout's exit status for it: 124 when it timed out, 128 + the
-    /// signal when a signal killed it, its own exit code otherwise.
-    pub fn exit_code(&self) -> u8 {
+    /// How capout ends for it: timed out, killed by a signal, or with
+    /// the command's own exit code.
+    pub fn exit(&self) -> Exit {
         if self.timed_out {
-            return TIMED_OUT;
+            return Exit::TimedOut;
         }
         match (self.code, self.signal) {
-            (Some(code), _) => u8::try_from(code).unwrap_or(u8::MAX),
-            (None, Some(signal)) => u8::try_from(128 + signal).unwrap_or(u8::MAX),
+            (Some(0), _) => Exit::Success,
+            (Some(code), _) => Exit::Command(u8::try_from(code).unwrap_or(u8::MAX)),
+            (None, Some(signal)) => Exit::Signal(signal),
             // Neither happens on Unix; a stopped child is not reported.
-            (None, None) => 1,
+            (None, None) => Exit::Failure,
         }
     }
 }
@@ -103,13 +98,13 @@ pub enum Error {
 }
 
 impl Error {
-    /// capout's exit status for the error.
-    pub fn exit_code(&self) -> u8 {
+    /// How capout ends for the error.
+    pub fn exit(&self) -> Exit {
         match self {
-            Error::Spawn { not_found: true, .. } => NOT_FOUND,
-            Error::Spawn { not_found: false, .. } => NOT_EXECUTABLE,
-            Error::Setup(_) => 1,
-            Error::Run(e) => e.exit_code(),
+            Error::Spawn { not_found: true, .. } => Exit::NotFound,
+            Error::Spawn { not_found: false, .. } => Exit::NotExecutable,
+            Error::Setup(_) => Exit::Failure,
+            Error::Run(e) => Exit::of_error(e),
         }
     }
 }
@@ -294,7 +289,10 @@ impl Read for Launch<'_> {
                 Ok(reader) => *self = Launch::Running(reader),
                 Err(e) => {
                     *self = Launch::Failed;
-                    return Err(io::Error::other(StartError { status: e.exit_code(), source: Box::new(e) }));
+                    return Err(io::Error::other(StartError {
+                        status: e.exit().code(),
+                        source: Box::new(e),
+                    }));
                 }
             }
         }
@@ -708,7 +706,7 @@ pub fn exec_in_new_session() -> Option<u8> {
     };
     let error = spawn_error(&name, &e);
     eprintln!("capout: {error}");
-    Some(error.exit_code())
+    Some(error.exit().code())
 }
 
 /// The file that `execvp` runs for `program`: itself when it names a
@@ -770,7 +768,7 @@ mod tests {
 
     #[test]
     fn exit_codes() {
-        let status = |code, signal, timed_out| Status { code, signal, timed_out }.exit_code();
+        let status = |code, signal, timed_out| Status { code, signal, timed_out }.exit().code();
         assert_eq!(status(Some(0), None, false), 0);
         assert_eq!(status(Some(255), None, false), 255);
         assert_eq!(status(None, Some(9), false), 137);
@@ -782,13 +780,13 @@ mod tests {
     fn spawn_errors_read_as_a_shell_says_them() {
         let e = |program: &str, kind| spawn_error(OsStr::new(program), &io::Error::from(kind));
         assert_eq!(e("nosuch", io::ErrorKind::NotFound).to_string(), "nosuch: command not found");
-        assert_eq!(e("nosuch", io::ErrorKind::NotFound).exit_code(), 127);
+        assert_eq!(e("nosuch", io::ErrorKind::NotFound).exit().code(), 127);
         assert_eq!(e("./nosuch", io::ErrorKind::NotFound).to_string(), "./nosuch: no such file or directory");
         assert_eq!(e("./file", io::ErrorKind::PermissionDenied).to_string(), "./file: permission denied");
-        assert_eq!(e("./file", io::ErrorKind::PermissionDenied).exit_code(), 126);
+        assert_eq!(e("./file", io::ErrorKind::PermissionDenied).exit().code(), 126);
         assert_eq!(e("/", io::ErrorKind::PermissionDenied).to_string(), "/: is a directory");
         let exec_format = spawn_error(OsStr::new("./x"), &io::Error::from_raw_os_error(8));
         assert_eq!(exec_format.to_string(), "./x: exec format error");
-        assert_eq!(exec_format.exit_code(), 126);
+        assert_eq!(exec_format.exit().code(), 126);
     }
 }

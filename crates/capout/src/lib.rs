@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod command;
 pub mod completions;
+pub mod exit;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod pipe;

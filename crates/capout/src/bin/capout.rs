@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use capout::cli::{self, Action};
+use capout::exit::Exit;
 use capout::signals::{self, Interruptible, Signals};
 use capout::{command, completions, pipe, seek};
 use capout_core::{Ending, Error, Report};
@@ -50,10 +51,10 @@ fn main() -> ExitCode {
         // waited for, and its status stands.
         return match command::run(&config, &mut out, &mut err) {
             Ok(finished) => match finished.report.and_then(|r| r.save_error) {
-                Some(e) => fail(&mut err, &e, 1),
+                Some(e) => fail(&mut err, &e, Exit::Failure),
                 None => exit(&finished.ending),
             },
-            Err(e) => fail(&mut err, &e, e.exit_code()),
+            Err(e) => fail(&mut err, &e, e.exit()),
         };
     }
     // Read fd 0 as a plain file: std's Stdin takes EBADF (a stdin open
@@ -107,29 +108,33 @@ fn serve_mcp(root: &std::path::Path) -> ExitCode {
     let server = match std::env::current_exe() {
         Ok(exe) => exe.with_file_name("capout-mcp"),
         Err(e) => {
-            return fail(&mut io::stderr(), &format_args!("--mcp: cannot find capout's own path: {e}"), 1);
+            return fail(
+                &mut io::stderr(),
+                &format_args!("--mcp: cannot find capout's own path: {e}"),
+                Exit::Failure,
+            );
         }
     };
     let e = std::process::Command::new(&server).arg("--root").arg(root).exec();
     let reason = command::plain_reason(&e);
-    fail(&mut io::stderr(), &format_args!("--mcp: cannot run {}: {reason}", server.display()), 1)
+    fail(&mut io::stderr(), &format_args!("--mcp: cannot run {}: {reason}", server.display()), Exit::Failure)
 }
 
 #[cfg(not(feature = "mcp"))]
 fn serve_mcp(_: &std::path::Path) -> ExitCode {
-    fail(&mut io::stderr(), &"--mcp: built without the MCP server (cargo feature mcp)", 2)
+    fail(&mut io::stderr(), &"--mcp: built without the MCP server (cargo feature mcp)", Exit::Usage)
 }
 
 /// The exit status of a filter-mode run, with its error on stderr.
 fn finish(err: &mut dyn Write, ran: Result<Report, Error>) -> ExitCode {
     match ran {
         Ok(report) => match report.save_error {
-            Some(e) => fail(err, &e, 1),
+            Some(e) => fail(err, &e, Exit::Failure),
             None => exit(&report.ending),
         },
         // A reader that stopped listening is not an error.
         Err(Error::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => fail(err, &e, e.exit_code()),
+        Err(e) => fail(err, &e, Exit::of_error(&e)),
     }
 }
 
@@ -148,11 +153,11 @@ fn exit(ending: &Ending) -> ExitCode {
     if let Some(signal) = ending.fatal_signal() {
         signals::die_of(signal);
     }
-    ExitCode::from(u8::try_from(ending.exit_code).unwrap_or(1))
+    Exit::of_status(ending.exit_code).into()
 }
 
-/// One line on stderr, and `status`.
-fn fail(err: &mut dyn Write, e: &dyn std::fmt::Display, status: u8) -> ExitCode {
+/// One line on stderr, and the way the run ends.
+fn fail(err: &mut dyn Write, e: &dyn std::fmt::Display, exit: Exit) -> ExitCode {
     let _ = writeln!(err, "capout: {e}");
-    ExitCode::from(status)
+    exit.into()
 }

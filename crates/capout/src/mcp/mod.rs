@@ -31,6 +31,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt, schemars, tool, too
 use serde::Deserialize;
 
 use crate::command::Stop;
+use crate::exit::Exit;
 use crate::signals::{self, Signals};
 use crate::{cli, command};
 use leftovers::Which;
@@ -50,7 +51,7 @@ pub fn main() -> ExitCode {
     let words = [name, "--mcp".into()].into_iter().chain(args.filter(|arg| arg != "--mcp"));
     let Some(root) = cli::mcp_requested(words) else {
         let _ = writeln!(io::stderr(), "usage: capout --mcp [--root DIR]");
-        return ExitCode::from(2);
+        return Exit::Usage.into();
     };
     serve(&root)
 }
@@ -62,7 +63,7 @@ fn serve(root: &Path) -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             let _ = writeln!(io::stderr(), "capout: --mcp: {e}");
-            ExitCode::from(1)
+            Exit::Failure.into()
         }
     }
 }
@@ -337,7 +338,7 @@ fn watch_signals(calls: Arc<Calls>, saved: PathBuf) -> io::Result<Watch> {
             let _ = std::fs::remove_dir_all(&saved);
             signals.release();
             signals::die_of(signal.as_raw());
-            std::process::exit(128 + signal.as_raw());
+            std::process::exit(Exit::Signal(signal.as_raw()).code().into());
         }
     })?;
     Ok(Watch { closing })
