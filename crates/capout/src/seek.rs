@@ -7,8 +7,8 @@ use std::os::unix::fs::{FileExt, MetadataExt};
 
 use memchr::memrchr_iter;
 
-use capout_core::tokens::{Estimator, MAX_BYTES_PER_TOKEN, NEAR_BYTES_PER_TOKEN, SCALE};
-use capout_core::{CapSpec, Config, Tokenizer};
+use capout_core::tokens::{Estimator, SCALE};
+use capout_core::{Config, TailNeed, Tokenizer};
 
 /// How much is read at a time while looking backwards for lines.
 const BLOCK: u64 = 64 * 1024;
@@ -18,7 +18,7 @@ const BLOCK: u64 = 64 * 1024;
 /// whose state runs from the start, line numbers, a line cap before a
 /// character cap, which must see where the line starts).
 pub fn needs_only_the_end(config: &Config) -> bool {
-    matches!(config.cap, CapSpec::TailChars(_) | CapSpec::TailLines(_) | CapSpec::TailTokens(_))
+    config.cap.tail_need(config.unit).is_some()
         && config.keep.is_none()
         && config.save.is_none()
         && !config.strip_ansi
@@ -44,26 +44,24 @@ pub fn skip_to_tail(file: &mut File, config: &Config) -> io::Result<()> {
     }
     let start = file.stream_position()?;
     let end = metadata.len();
-    let target = match config.cap {
-        // One unit more than the cap can take, so the cut shows.
-        CapSpec::TailChars(n) => end.saturating_sub(config.unit.max_bytes(n).saturating_add(4)),
+    let Some(need) = config.cap.tail_need(config.unit) else { return Ok(()) };
+    let target = match need {
+        TailNeed::Bytes(bytes) => end.saturating_sub(bytes),
         // The part of the ring a token cap cuts in (`tokens::tail_cut`),
         // and a byte more so the cut shows.
-        CapSpec::TailTokens(n) => {
-            let near = n.saturating_mul(NEAR_BYTES_PER_TOKEN);
+        TailNeed::Tokens { limit, near, ring } => {
             if config.tokenizer == Tokenizer::Estimate
                 && near < end - start
-                && more_tokens_than(file, end - near, end, n)?
+                && more_tokens_than(file, end - near, end, limit)?
             {
                 end - near - 1
             } else {
-                end.saturating_sub(n.saturating_mul(MAX_BYTES_PER_TOKEN).saturating_add(5))
+                end.saturating_sub(ring.saturating_add(1))
             }
         }
         // From the `\n` before the last `n` lines: an empty line more than
         // the cap keeps.
-        CapSpec::TailLines(n) => last_lines_start(file, start, end, n)?.saturating_sub(1),
-        _ => start,
+        TailNeed::Lines(n) => last_lines_start(file, start, end, n)?.saturating_sub(1),
     };
     if target > start {
         file.seek(SeekFrom::Start(target))?;

@@ -158,13 +158,45 @@ pub enum CapSpec {
 impl CapSpec {
     /// Whether the cap counts lines, so the per-line cap applies by default.
     pub fn is_line_cap(self) -> bool {
-        matches!(
-            self,
+        match self {
             CapSpec::HeadLines { .. }
-                | CapSpec::TailLines(_)
-                | CapSpec::MaxMatches(_)
-                | CapSpec::HeadTailLines(..)
-        )
+            | CapSpec::TailLines(_)
+            | CapSpec::MaxMatches(_)
+            | CapSpec::HeadTailLines(..) => true,
+            CapSpec::TailChars(_)
+            | CapSpec::HeadChars(_)
+            | CapSpec::HeadTailChars(..)
+            | CapSpec::TailTokens(_)
+            | CapSpec::HeadTokens(_)
+            | CapSpec::HeadTailTokens(..) => false,
+        }
+    }
+
+    /// How much of the end of a stream the cap needs to give its output,
+    /// when that is all it needs (a tail cap): what reading only the end
+    /// of a file may skip to. `None` for a cap that needs the stream from
+    /// its start. The sizes are the caps' own, so that a change to a
+    /// cap's ring changes what is read of a file with it.
+    pub fn tail_need(self, unit: Unit) -> Option<TailNeed> {
+        match self {
+            // The ring, and a whole character before it so the cut shows.
+            CapSpec::TailChars(n) => {
+                Some(TailNeed::Bytes(caps::TailUnits::ring_bytes(n, unit).saturating_add(4)))
+            }
+            CapSpec::TailLines(n) => Some(TailNeed::Lines(n)),
+            CapSpec::TailTokens(n) => Some(TailNeed::Tokens {
+                limit: n,
+                near: n.saturating_mul(tokens::NEAR_BYTES_PER_TOKEN),
+                ring: caps::window_bytes(n),
+            }),
+            CapSpec::HeadChars(_)
+            | CapSpec::HeadLines { .. }
+            | CapSpec::MaxMatches(_)
+            | CapSpec::HeadTailLines(..)
+            | CapSpec::HeadTailChars(..)
+            | CapSpec::HeadTokens(_)
+            | CapSpec::HeadTailTokens(..) => None,
+        }
     }
 
     /// The limit: one number, or two for a head+tail pair.
@@ -201,8 +233,37 @@ impl CapSpec {
 
     /// Whether the cap counts tokens.
     pub fn is_token_cap(self) -> bool {
-        matches!(self, CapSpec::TailTokens(_) | CapSpec::HeadTokens(_) | CapSpec::HeadTailTokens(..))
+        match self {
+            CapSpec::TailTokens(_) | CapSpec::HeadTokens(_) | CapSpec::HeadTailTokens(..) => true,
+            CapSpec::TailChars(_)
+            | CapSpec::HeadChars(_)
+            | CapSpec::HeadLines { .. }
+            | CapSpec::TailLines(_)
+            | CapSpec::MaxMatches(_)
+            | CapSpec::HeadTailLines(..)
+            | CapSpec::HeadTailChars(..) => false,
+        }
     }
+}
+
+/// How much of the end of a stream a tail cap needs ([`CapSpec::tail_need`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TailNeed {
+    /// The last this many bytes.
+    Bytes(u64),
+    /// The last this many lines, and the `\n` before them.
+    Lines(u64),
+    /// The last `limit` tokens: the cap cuts in the last `near` bytes when
+    /// they hold more than `limit` estimated tokens, else in the last
+    /// `ring` bytes (`tokens::tail_cut`).
+    Tokens {
+        /// The cap's limit.
+        limit: u64,
+        /// The bytes the cut is looked for in first.
+        near: u64,
+        /// The bytes the cap keeps.
+        ring: u64,
+    },
 }
 
 /// How a token cap counts tokens (`--tokenizer`).

@@ -23,13 +23,18 @@ pub struct TailUnits {
 impl TailUnits {
     /// Keeps the last `limit` units.
     pub fn new(limit: u64, unit: Unit) -> Self {
+        let bytes = TailUnits::ring_bytes(limit, unit);
+        TailUnits { limit, unit, ring: Ring::new(usize::try_from(bytes).unwrap_or(usize::MAX)), kept: 0 }
+    }
+
+    /// The bytes of the ring that keeps the last `limit` units.
+    pub fn ring_bytes(limit: u64, unit: Unit) -> u64 {
         // Four more bytes than `limit` characters can take let the
         // backward step look at a whole character before the first kept.
-        let bytes = match unit {
+        match unit {
             Unit::Chars => unit.max_bytes(limit).saturating_add(4),
             Unit::Bytes => limit,
-        };
-        TailUnits { limit, unit, ring: Ring::new(usize::try_from(bytes).unwrap_or(usize::MAX)), kept: 0 }
+        }
     }
 
     /// Writes the last `limit` units of what was fed; returns how many
