@@ -294,9 +294,13 @@ impl Capper {
     /// Takes the next chunk of the stream, and writes to `out` what the
     /// cap lets through of it now (a head cap writes as it goes; a tail
     /// cap holds back until [`Capper::finish`]). `out` is flushed when
-    /// something was written to it.
+    /// something was written to it. Notices that [`Options::notice`]
+    /// sends to [`NoticeTarget::Stderr`](crate::NoticeTarget::Stderr) are
+    /// written nowhere (they are in the [`Summary`]): the library touches
+    /// no stream of the process. [`Capper::push_with`] writes them to a
+    /// writer of the caller's.
     pub fn push(&mut self, chunk: &[u8], out: &mut impl Write) -> Result<(), Error> {
-        self.push_with(chunk, out, &mut io::stderr())
+        self.push_with(chunk, out, &mut io::sink())
     }
 
     /// Totals of the stream so far. Only the totals that something reads
@@ -307,8 +311,16 @@ impl Capper {
 
     /// Ends the stream: writes what the cap held back to `out`, then the
     /// notice where [`Options::notice`] says, and says what was done.
-    pub fn finish(mut self, out: &mut impl Write) -> Result<Summary, Error> {
-        let err = &mut io::stderr();
+    /// Notices for [`NoticeTarget::Stderr`](crate::NoticeTarget::Stderr)
+    /// are left to [`Capper::finish_with`], as with [`Capper::push`].
+    pub fn finish(self, out: &mut impl Write) -> Result<Summary, Error> {
+        self.finish_with(out, &mut io::sink())
+    }
+
+    /// [`Capper::finish`], with the notices that go to
+    /// [`NoticeTarget::Stderr`](crate::NoticeTarget::Stderr) written to
+    /// `err`.
+    pub fn finish_with(mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<Summary, Error> {
         let summary = self.close(out, err)?;
         if let Some(notice) = &summary.notice {
             for line in notice.lines() {
@@ -319,13 +331,10 @@ impl Capper {
         Ok(summary)
     }
 
-    /// [`Capper::push`], with notices on `err`.
-    pub(crate) fn push_with(
-        &mut self,
-        chunk: &[u8],
-        out: &mut dyn Write,
-        err: &mut dyn Write,
-    ) -> Result<(), Error> {
+    /// [`Capper::push`], with the notices that go to
+    /// [`NoticeTarget::Stderr`](crate::NoticeTarget::Stderr) written to
+    /// `err`.
+    pub fn push_with(&mut self, chunk: &[u8], out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Error> {
         if chunk.is_empty() {
             return Ok(());
         }

@@ -2,6 +2,7 @@
 
 mod examples;
 mod model;
+mod notices;
 mod props;
 mod search;
 mod splits;
