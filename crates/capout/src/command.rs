@@ -159,8 +159,6 @@ pub struct Place {
 /// A request from outside to end a running command (a cancelled MCP
 /// call): its group gets SIGTERM at once and SIGKILL after the grace of
 /// its timeout, as when the timeout expires.
-// Only the MCP server ends a command so; the filter's binary has no use.
-#[allow(dead_code)]
 #[derive(Debug)]
 pub struct Stop {
     asked: AtomicBool,
@@ -169,7 +167,6 @@ pub struct Stop {
     wake_write: UnixStream,
 }
 
-#[allow(dead_code)]
 impl Stop {
     /// A request not yet made.
     pub fn new() -> io::Result<Stop> {
@@ -204,7 +201,6 @@ fn children() -> std::sync::MutexGuard<'static, Vec<u32>> {
 /// Reaps the children of this process that have exited and are not the
 /// commands it started: the orphans that were re-parented to it, a
 /// child subreaper, once the commands that started them were gone.
-#[allow(dead_code)]
 pub fn reap_orphans() {
     let started = children();
     let me = std::process::id();

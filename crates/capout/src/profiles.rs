@@ -316,7 +316,6 @@ fn error(path: &Path, table: Option<&str>, key: Option<&str>, why: &str) -> clap
 /// The config of the profile `name`: its options alone, over the
 /// built-in defaults; a `[profile.NAME]` of the config file replaces a
 /// built-in profile of that name.
-#[allow(dead_code, reason = "for capout-mcp; the filter reads profiles through cli")]
 pub fn config(name: &str) -> Result<Config, String> {
     let file = ConfigFile::load().map_err(|e| strip_error(&e))?;
     config_with(file.as_ref(), name)

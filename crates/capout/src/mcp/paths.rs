@@ -31,7 +31,6 @@ pub enum Opener {
     /// The walk, component by component, that stands in for `openat2`
     /// (chosen by tests, so that the walk is tested on a kernel that has
     /// `openat2`).
-    #[cfg_attr(not(test), allow(dead_code))]
     Walk,
 }
 
