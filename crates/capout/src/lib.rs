@@ -8,6 +8,8 @@
 pub mod cli;
 pub mod command;
 pub mod completions;
+pub mod hook;
+pub mod init;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod pipe;
