@@ -25,7 +25,9 @@ fn main() -> ExitCode {
     // `capout hook HARNESS` and `capout init HARNESS`: cold code, found
     // by one look at the first word.
     let mut words = std::env::args_os();
-    let hooked = if words.next().is_some_and(|w| hook::is_prefix(&w)) || words.next().is_some_and(|w| hook::is_requested(&w)) {
+    let hooked = if words.next().is_some_and(|w| hook::is_prefix(&w))
+        || words.next().is_some_and(|w| hook::is_requested(&w))
+    {
         match hook::requested(&std::env::args_os().collect::<Vec<_>>()) {
             Some(hook::Dispatch::Done(status)) => return status,
             Some(hook::Dispatch::Run(args)) => Some(args),

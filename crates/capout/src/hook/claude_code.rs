@@ -1,6 +1,6 @@
 //! Claude Code. Its Bash tool hands every command, as one shell script
 //! that also restores the shell's state and records the working directory
-//! afterwards, to the program that CLAUDE_CODE_SHELL_PREFIX names, as that
+//! afterwards, to the program that `CLAUDE_CODE_SHELL_PREFIX` names, as that
 //! program's one argument. That program is capout under the name
 //! [`PREFIX_NAME`] (a symbolic link that `capout init claude-code` makes):
 //! Claude Code also starts MCP servers and hooks through the prefix, as
@@ -28,7 +28,7 @@ use super::{Dispatch, pass};
 /// The name by which capout is Claude Code's shell prefix.
 pub const PREFIX_NAME: &str = "capout-claude-code";
 
-/// capout started as CLAUDE_CODE_SHELL_PREFIX with `args`: the Bash tool's
+/// capout started as `CLAUDE_CODE_SHELL_PREFIX` with `args`: the Bash tool's
 /// script under capout, anything else run as it is.
 pub fn prefix(args: &[OsString]) -> Dispatch {
     match args {
@@ -79,7 +79,8 @@ pub fn main(args: &[OsString]) -> Dispatch {
 /// The command line of capout's command mode that runs `script` in the
 /// shell Claude Code wrote it for.
 pub fn command(script: OsString) -> Vec<OsString> {
-    let mut args: Vec<OsString> = vec!["capout".into(), "--profile".into(), super::profile("claude-code").into()];
+    let mut args: Vec<OsString> =
+        vec!["capout".into(), "--profile".into(), super::profile("claude-code").into()];
     match super::save_dir() {
         Ok(dir) => {
             args.push("--save-dir".into());
@@ -108,7 +109,7 @@ fn unwrapped(script: &OsString) -> ExitCode {
     ExitCode::from(126)
 }
 
-/// The shell that Claude Code runs its commands in: CLAUDE_CODE_SHELL,
+/// The shell that Claude Code runs its commands in: `CLAUDE_CODE_SHELL`,
 /// else SHELL when it is bash or zsh, else bash.
 fn shell() -> OsString {
     if let Some(shell) = std::env::var_os("CLAUDE_CODE_SHELL").filter(|s| !s.is_empty()) {
@@ -171,7 +172,9 @@ mod tests {
 
     #[test]
     fn a_command_already_under_capout_is_seen() {
-        assert!(wrapped(&"source s || true && eval 'capout --tail-lines 5 -- make' < /dev/null && pwd -P >| f".into()));
+        assert!(wrapped(
+            &"source s || true && eval 'capout --tail-lines 5 -- make' < /dev/null && pwd -P >| f".into()
+        ));
         assert!(!wrapped(&"source s || true && eval 'seq 10' < /dev/null && pwd -P >| f".into()));
     }
 

@@ -32,7 +32,7 @@ pub fn is_requested(word: &OsStr) -> bool {
 }
 
 /// Whether capout was started by the name that Claude Code's
-/// CLAUDE_CODE_SHELL_PREFIX holds (see [`claude_code`]).
+/// `CLAUDE_CODE_SHELL_PREFIX` holds (see [`claude_code`]).
 pub fn is_prefix(argv0: &OsStr) -> bool {
     std::path::Path::new(argv0).file_name() == Some(OsStr::new(claude_code::PREFIX_NAME))
 }
@@ -58,10 +58,9 @@ pub fn requested(args: &[OsString]) -> Option<Dispatch> {
 fn run(harness: Option<&str>, rest: &[OsString]) -> Dispatch {
     match harness {
         Some("claude-code") => claude_code::main(rest),
-        Some(other) => Dispatch::Done(pass(&format_args!(
-            "unknown harness '{other}' (known: {})",
-            HARNESSES.join(", ")
-        ))),
+        Some(other) => {
+            Dispatch::Done(pass(&format_args!("unknown harness '{other}' (known: {})", HARNESSES.join(", "))))
+        }
         None => Dispatch::Done(pass(&format_args!("name a harness: {}", HARNESSES.join(", ")))),
     }
 }
@@ -107,8 +106,8 @@ pub fn save_dir() -> io::Result<PathBuf> {
 /// `word` quoted for a POSIX shell: as it is when it needs no quoting,
 /// else in single quotes, each `'` written `'\''`.
 pub fn quote(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
+    let plain =
+        !word.is_empty() && word.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
     if plain {
         return word.to_owned();
     }

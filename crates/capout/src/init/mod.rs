@@ -52,7 +52,10 @@ pub fn main(args: &[OsString]) -> ExitCode {
     let opts = match parse(args) {
         Ok(opts) => opts,
         Err(e) => {
-            let _ = writeln!(io::stderr(), "capout: init: {e}\nusage: capout init claude-code [--project | --user] [--mcp] [--uninstall] [--dry-run]");
+            let _ = writeln!(
+                io::stderr(),
+                "capout: init: {e}\nusage: capout init claude-code [--project | --user] [--mcp] [--uninstall] [--dry-run]"
+            );
             return ExitCode::from(2);
         }
     };
@@ -68,7 +71,8 @@ pub fn main(args: &[OsString]) -> ExitCode {
 /// The options, from the words after `init`.
 pub fn parse(args: &[OsString]) -> Result<Options, String> {
     let mut harness = None;
-    let mut opts = Options { harness: String::new(), scope: Scope::User, mcp: false, uninstall: false, dry_run: false };
+    let mut opts =
+        Options { harness: String::new(), scope: Scope::User, mcp: false, uninstall: false, dry_run: false };
     let mut scopes = 0;
     for arg in args {
         match arg.to_str() {
@@ -103,10 +107,13 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> Result<(), String> {
 }
 
 fn home() -> Result<PathBuf, String> {
-    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from).ok_or_else(|| "HOME is not set".into())
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .ok_or_else(|| "HOME is not set".into())
 }
 
-/// Claude Code: CLAUDE_CODE_SHELL_PREFIX in `settings.json`'s `env`, and
+/// Claude Code: `CLAUDE_CODE_SHELL_PREFIX` in `settings.json`'s `env`, and
 /// with `--mcp` the server in `.claude.json` (user) or `.mcp.json`
 /// (project). Its Bash tool shows the model up to 30,000 characters, more
 /// than profile `bash`'s 5000: capout's caps fit as they are.
@@ -126,7 +133,8 @@ pub fn claude_code(opts: &Options, capout: &str, home: &Path) -> Result<Vec<Edit
     // it): a link to capout, beside the settings, by the name that tells
     // capout what to do.
     let dir = settings.parent().map_or_else(PathBuf::new, Path::to_path_buf);
-    let link = std::path::absolute(dir.join(crate::hook::claude_code::PREFIX_NAME)).map_err(|e| e.to_string())?;
+    let link =
+        std::path::absolute(dir.join(crate::hook::claude_code::PREFIX_NAME)).map_err(|e| e.to_string())?;
     let prefix = link.to_str().ok_or("the settings' folder is not valid UTF-8")?.to_owned();
     if prefix.contains(" -") {
         return Err(format!("the path '{prefix}' holds \" -\", which CLAUDE_CODE_SHELL_PREFIX cannot hold"));
@@ -138,7 +146,11 @@ pub fn claude_code(opts: &Options, capout: &str, home: &Path) -> Result<Vec<Edit
     }];
     if opts.mcp {
         let server = serde_json::json!({"type": "stdio", "command": capout, "args": ["--mcp"]});
-        edits.push(Edit { path: mcp_file, entries: vec![(key(&["mcpServers", "capout"]), server)], link: None });
+        edits.push(Edit {
+            path: mcp_file,
+            entries: vec![(key(&["mcpServers", "capout"]), server)],
+            link: None,
+        });
     }
     Ok(edits)
 }
@@ -166,12 +178,20 @@ pub fn install(before: Option<&str>, edit: &Edit) -> Result<String, String> {
         let mut map = &mut root;
         for k in parents {
             let entry = map.entry(k.clone()).or_insert_with(|| Value::Object(Map::new()));
-            map = entry.as_object_mut().ok_or_else(|| format!("{}: '{k}' is not an object", edit.path.display()))?;
+            map = entry
+                .as_object_mut()
+                .ok_or_else(|| format!("{}: '{k}' is not an object", edit.path.display()))?;
         }
-        if let Some(old) = map.get(last).filter(|old| *old != value) {
-            if keys.last().is_some_and(|k| k == "CLAUDE_CODE_SHELL_PREFIX") && !old.as_str().is_some_and(|s| s.ends_with(crate::hook::claude_code::PREFIX_NAME)) {
-                return Err(format!("{}: {} is already set to {old}; capout leaves it", edit.path.display(), keys.join(".")));
-            }
+        // Another program's shell prefix is the user's: never replaced.
+        if let Some(old) = map.get(last).filter(|old| *old != value)
+            && last == "CLAUDE_CODE_SHELL_PREFIX"
+            && !old.as_str().is_some_and(|s| s.ends_with(crate::hook::claude_code::PREFIX_NAME))
+        {
+            return Err(format!(
+                "{}: {} is already set to {old}; capout leaves it",
+                edit.path.display(),
+                keys.join(".")
+            ));
         }
         map.insert(last.clone(), value.clone());
     }
@@ -264,7 +284,9 @@ fn apply(edit: &Edit, opts: &Options, out: &mut dyn Write) -> Result<(), String>
     if opts.uninstall {
         match &after {
             Some(text) => write_atomic(path, text)?,
-            None => std::fs::remove_file(path).map_err(|e| format!("cannot remove {}: {e}", path.display()))?,
+            None => {
+                std::fs::remove_file(path).map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+            }
         }
         let _ = std::fs::remove_file(&backup);
         let _ = writeln!(out, "{}: capout taken out", path.display());
@@ -286,8 +308,12 @@ fn link(edit: &Edit, uninstall: bool) -> Result<(), String> {
     let Some((path, target)) = &edit.link else { return Ok(()) };
     let ours = std::fs::symlink_metadata(path).ok().map(|m| m.file_type().is_symlink());
     match (ours, uninstall) {
-        (Some(false), _) => Err(format!("{} is there and is not capout's link; capout leaves it", path.display())),
-        (Some(true), true) => std::fs::remove_file(path).map_err(|e| format!("cannot remove {}: {e}", path.display())),
+        (Some(false), _) => {
+            Err(format!("{} is there and is not capout's link; capout leaves it", path.display()))
+        }
+        (Some(true), true) => {
+            std::fs::remove_file(path).map_err(|e| format!("cannot remove {}: {e}", path.display()))
+        }
         (None, true) => Ok(()),
         (_, false) => {
             if std::fs::read_link(path).ok().as_ref() == Some(target) {
@@ -297,7 +323,8 @@ fn link(edit: &Edit, uninstall: bool) -> Result<(), String> {
                 std::fs::create_dir_all(dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
             }
             let _ = std::fs::remove_file(path);
-            std::os::unix::fs::symlink(target, path).map_err(|e| format!("cannot make the link {}: {e}", path.display()))
+            std::os::unix::fs::symlink(target, path)
+                .map_err(|e| format!("cannot make the link {}: {e}", path.display()))
         }
     }
 }
@@ -325,7 +352,10 @@ mod tests {
     fn edit() -> Edit {
         Edit {
             path: PathBuf::from("settings.json"),
-            entries: vec![(vec!["env".into(), "CLAUDE_CODE_SHELL_PREFIX".into()], Value::from("/bin/capout-claude-code"))],
+            entries: vec![(
+                vec!["env".into(), "CLAUDE_CODE_SHELL_PREFIX".into()],
+                Value::from("/bin/capout-claude-code"),
+            )],
             link: None,
         }
     }
@@ -369,7 +399,13 @@ mod tests {
         std::fs::write(&path, odd).unwrap();
         let mut e = edit();
         e.path = path.clone();
-        let mut opts = Options { harness: "claude-code".into(), scope: Scope::User, mcp: false, uninstall: false, dry_run: false };
+        let mut opts = Options {
+            harness: "claude-code".into(),
+            scope: Scope::User,
+            mcp: false,
+            uninstall: false,
+            dry_run: false,
+        };
         let mut out = Vec::new();
         apply(&e, &opts, &mut out).unwrap();
         apply(&e, &opts, &mut out).unwrap();
@@ -394,13 +430,21 @@ mod tests {
         std::fs::write(&path, "{}\n").unwrap();
         let mut e = edit();
         e.path = path.clone();
-        let opts = Options { harness: "claude-code".into(), scope: Scope::User, mcp: false, uninstall: false, dry_run: true };
+        let opts = Options {
+            harness: "claude-code".into(),
+            scope: Scope::User,
+            mcp: false,
+            uninstall: false,
+            dry_run: true,
+        };
         let mut out = Vec::new();
         apply(&e, &opts, &mut out).unwrap();
         let name = path.display();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            format!("--- {name}\n+++ {name}\n@@ -1 +1,5 @@\n-{{}}\n+{{\n+  \"env\": {{\n+    \"CLAUDE_CODE_SHELL_PREFIX\": \"/bin/capout-claude-code\"\n+  }}\n+}}\n")
+            format!(
+                "--- {name}\n+++ {name}\n@@ -1 +1,5 @@\n-{{}}\n+{{\n+  \"env\": {{\n+    \"CLAUDE_CODE_SHELL_PREFIX\": \"/bin/capout-claude-code\"\n+  }}\n+}}\n"
+            )
         );
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}\n");
     }

@@ -16,7 +16,7 @@ import time
 
 import model
 
-CAPOUT, TOOLS = sys.argv[1], sys.argv[2]
+CAPOUT, TOOLS = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 CLAUDE = os.path.join(TOOLS, "node_modules", ".bin", "claude")
 RESULTS = {"passed": 0, "failed": 0}
 SERVER, SCRIPT, URL = model.start()
@@ -109,6 +109,8 @@ def claude_cases():
     if m:
         mode = os.stat(os.path.dirname(m.group(2))).st_mode & 0o777
         check("claude-code: the saved output's folder is private", mode == 0o700, oct(mode))
+        r = claude(wrapped, [("Read", {"file_path": m.group(2), "offset": 99999, "limit": 2})], allow)
+        print(f"     the model's Read of the saved output: {r!r}")
 
     calls = [bash("cd sub && export CAPOUT_T=1"), bash("pwd; echo ${CAPOUT_T-unset}")]
     a, b = claude(plain, calls, allow), claude(wrapped, calls, allow)
@@ -125,8 +127,10 @@ def claude_cases():
     a, b = claude(plain, [bash(heredoc)], allow), claude(wrapped, [bash(heredoc)], allow)
     check("claude-code: a heredoc with quotes as without capout", a == b == ["IT'S \"QUOTED\" $HOME\na'b c\"d"], f"{a!r} {b!r}")
 
-    inner = f"{CAPOUT} --tail-lines 2 -- seq 5"
-    alone = subprocess.run([CAPOUT, "--tail-lines", "2", "--", "seq", "5"], capture_output=True, text=True).stdout
+    # More than profile bash's 5000 characters: wrapped twice, it would be
+    # cut again, with a second notice.
+    inner = f"{CAPOUT} --tail-chars 6000 -- seq 100000"
+    alone = subprocess.run([CAPOUT, "--tail-chars", "6000", "--", "seq", "100000"], capture_output=True, text=True).stdout
     b = claude(wrapped, [bash(inner)], allow)
     check("claude-code: a command already under capout is not wrapped again",
           b == [alone.rstrip("\n")], f"{b!r} {alone!r}")
