@@ -41,6 +41,8 @@ CAPOUT_COLD = [
     "capout_core::json",
     "capout_core::save",
     "capout::completions",
+    "capout::hook",
+    "capout::init",
 ]
 
 

@@ -539,6 +539,16 @@ fn usage(message: String) -> clap::Error {
 /// on a usage error, prints it and exits with status 2 (0 for `--help`
 /// and `--version`).
 pub fn parse() -> Action {
+    parse_from(std::env::args_os())
+}
+
+/// As [`parse`], with `args` (the first is the program's name) in place of
+/// capout's own arguments.
+pub fn parse_from<I, T>(args: I) -> Action
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
     let opts = std::env::var_os("CAPOUT_OPTS");
     let opts = match opts.as_deref().map(|o| o.to_str().ok_or(o)) {
         Some(Err(_)) => usage_in(CAPOUT_OPTS, "it is not valid UTF-8").exit(),
@@ -546,7 +556,7 @@ pub fn parse() -> Action {
         None => None,
     };
     let file = crate::profiles::ConfigFile::load().unwrap_or_else(|e| e.exit());
-    try_parse_with(std::env::args_os(), file.as_ref(), opts).unwrap_or_else(|e| e.exit())
+    try_parse_with(args, file.as_ref(), opts).unwrap_or_else(|e| e.exit())
 }
 
 /// What `CAPOUT_OPTS` is called in messages and by `--show-config`.

@@ -1,6 +1,7 @@
 //! What the `capout` filter and the `capout-mcp` server share: the command
 //! line and its layers (profiles, the config file, `CAPOUT_OPTS`), running
-//! and supervising a command, the seek fast path, and the MCP server.
+//! and supervising a command, the seek fast path, the MCP server, and
+//! the harness hooks (`capout hook`, `capout init`).
 //!
 //! This is the programs' library, not the engine: a harness that embeds
 //! capout depends on `capout-core`, which has none of this.
@@ -9,6 +10,8 @@ pub mod cli;
 pub mod command;
 pub mod completions;
 pub mod exit;
+pub mod hook;
+pub mod init;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod pipe;

@@ -9,7 +9,7 @@
 
 use std::io::{self, Write};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::{CapSpec, Config, Error, Limit, Report, utf8};
 
@@ -128,7 +128,10 @@ fn fields(config: &Config, end: &End) -> String {
         Limit::One(n) => json!(n),
         Limit::Pair(h, t) => json!([h, t]),
     };
-    let fields = Map::from_iter([
+    // Sorted by name, whatever serde_json's features: its Map keeps the
+    // order of insertion once another crate of the build turns on
+    // `preserve_order`.
+    let fields = std::collections::BTreeMap::<String, Value>::from_iter([
         ("notice".to_owned(), json!(notice)),
         ("truncated".to_owned(), json!(report.is_some_and(|r| r.truncated))),
         ("cap".to_owned(), json!(config.cap.name())),
@@ -153,7 +156,8 @@ fn fields(config: &Config, end: &End) -> String {
         ),
         ("error".to_owned(), json!(error)),
     ]);
-    let object = Value::Object(fields).to_string();
+    // A map of strings to values always serializes.
+    let object = serde_json::to_string(&fields).unwrap_or_else(|_| "{}".to_owned());
     // `{"notice":...}` becomes `","notice":...}`: the output string ends.
     format!("\",{}", &object[1..])
 }

@@ -10,7 +10,7 @@ use std::sync::atomic::AtomicBool;
 use capout::cli::{self, Action};
 use capout::exit::Exit;
 use capout::signals::{self, Interruptible, Signals};
-use capout::{command, completions, pipe, seek};
+use capout::{command, completions, hook, pipe, seek};
 use capout_core::{Ending, Error, Report};
 
 fn main() -> ExitCode {
@@ -23,7 +23,25 @@ fn main() -> ExitCode {
     if let Some(root) = cli::mcp_requested(std::env::args_os()) {
         return serve_mcp(&root);
     }
-    let mut config = match cli::parse() {
+    // `capout hook HARNESS` and `capout init HARNESS`: cold code, found
+    // by one look at the first word.
+    let mut words = std::env::args_os();
+    let hooked = if words.next().is_some_and(|w| hook::is_prefix(&w))
+        || words.next().is_some_and(|w| hook::is_requested(&w))
+    {
+        match hook::requested(&std::env::args_os().collect::<Vec<_>>()) {
+            Some(hook::Dispatch::Done(status)) => return status,
+            Some(hook::Dispatch::Run(args)) => Some(args),
+            None => None,
+        }
+    } else {
+        None
+    };
+    let parsed = match hooked {
+        Some(args) => cli::parse_from(args),
+        None => cli::parse(),
+    };
+    let mut config = match parsed {
         Action::Run(config) => *config,
         Action::Completions(shell) => {
             if shell == clap_complete::Shell::Bash {

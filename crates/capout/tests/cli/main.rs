@@ -8,6 +8,7 @@ mod completions;
 mod faults;
 mod gnu;
 mod harness;
+mod hooks;
 mod keep;
 mod limits;
 mod matches;

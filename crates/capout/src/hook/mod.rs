@@ -1,0 +1,151 @@
+//! `capout hook HARNESS`: runs a harness's shell commands under capout's
+//! command mode, so that their output is bounded, with the full output
+//! saved in a private folder that the model's own read tool can page.
+//!
+//! Code for the rare modes: kept cold (link/cold.ld), never on the
+//! filter's path; each harness's wire format has a module of its own.
+
+pub mod claude_code;
+
+use std::ffi::{OsStr, OsString};
+use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// What the `capout` binary does with its arguments.
+pub enum Dispatch {
+    /// The hook or `init` ran; exit with this status.
+    Done(ExitCode),
+    /// Run capout's command mode with these arguments (the first is the
+    /// program's name), as if they had been given.
+    Run(Vec<OsString>),
+}
+
+/// The harnesses that `capout hook` and `capout init` know.
+pub const HARNESSES: &[&str] = &["claude-code"];
+
+/// Whether capout's first argument, `word`, starts `capout hook` or
+/// `capout init`.
+pub fn is_requested(word: &OsStr) -> bool {
+    word.to_str().is_some_and(|w| w == "hook" || w == "init")
+}
+
+/// Whether capout was started by the name that Claude Code's
+/// `CLAUDE_CODE_SHELL_PREFIX` holds (see [`claude_code`]).
+pub fn is_prefix(argv0: &OsStr) -> bool {
+    std::path::Path::new(argv0).file_name() == Some(OsStr::new(claude_code::PREFIX_NAME))
+}
+
+/// Whether `args` (the program's name first) ask for `capout hook ...` or
+/// `capout init ...`, and if so what to do. Looks at one word only, so
+/// that the filter's start-up is left be.
+pub fn requested(args: &[OsString]) -> Option<Dispatch> {
+    if args.first().is_some_and(|a| is_prefix(a)) {
+        return Some(claude_code::prefix(&args[1..]));
+    }
+    let first = args.get(1)?.to_str()?;
+    if first == "init" {
+        return Some(Dispatch::Done(crate::init::main(&args[2..])));
+    }
+    if first != "hook" {
+        return None;
+    }
+    let harness = args.get(2).and_then(|h| h.to_str());
+    Some(run(harness, args.get(3..).unwrap_or_default()))
+}
+
+fn run(harness: Option<&str>, rest: &[OsString]) -> Dispatch {
+    match harness {
+        Some("claude-code") => claude_code::main(rest),
+        Some(other) => {
+            Dispatch::Done(pass(&format_args!("unknown harness '{other}' (known: {})", HARNESSES.join(", "))))
+        }
+        None => Dispatch::Done(pass(&format_args!("name a harness: {}", HARNESSES.join(", ")))),
+    }
+}
+
+/// Leaves the call alone: one line on stderr, nothing on stdout, status 0,
+/// so that a hook never breaks the harness's tool call.
+pub fn pass(why: &dyn std::fmt::Display) -> ExitCode {
+    let _ = writeln!(io::stderr(), "capout: hook: {why}");
+    ExitCode::SUCCESS
+}
+
+/// The profile a harness's commands run under: the one named after the
+/// harness when the config file defines it, else `bash`.
+pub fn profile(harness: &str) -> &str {
+    let file = crate::profiles::ConfigFile::load().ok().flatten();
+    match crate::profiles::layer(file.as_ref(), harness) {
+        Ok(Some(_)) => harness,
+        _ => "bash",
+    }
+}
+
+/// The private folder of saved outputs, `$TMPDIR/capout-UID`, mode 0700:
+/// made when missing, and refused when it is not a folder of the user's
+/// own that only they can read (another user could have planted it).
+pub fn save_dir() -> io::Result<PathBuf> {
+    let uid = rustix::process::getuid().as_raw();
+    let dir = std::env::temp_dir().join(format!("capout-{uid}"));
+    match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let meta = std::fs::symlink_metadata(&dir)?;
+    if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o077 != 0 {
+        return Err(io::Error::other(format!(
+            "{} is not a folder of this user's with mode 0700",
+            dir.display()
+        )));
+    }
+    Ok(dir)
+}
+
+/// `word` quoted for a POSIX shell: as it is when it needs no quoting,
+/// else in single quotes, each `'` written `'\''`.
+pub fn quote(word: &str) -> String {
+    let plain =
+        !word.is_empty() && word.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
+    if plain {
+        return word.to_owned();
+    }
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+/// Whether `command` already runs under capout: its first word is a
+/// program named `capout`, maybe after `exec` or quoted.
+pub fn already_wrapped(command: &str) -> bool {
+    let mut rest = command.trim_start();
+    if let Some(after) = rest.strip_prefix("exec ") {
+        rest = after.trim_start();
+    }
+    let first = match rest.chars().next() {
+        Some(q @ ('\'' | '"')) => rest[1..].split(q).next().unwrap_or_default(),
+        _ => rest.split_ascii_whitespace().next().unwrap_or_default(),
+    };
+    first.rsplit('/').next() == Some("capout")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quote_leaves_plain_words_and_escapes_single_quotes() {
+        assert_eq!(quote("/usr/bin/capout"), "/usr/bin/capout");
+        assert_eq!(quote("a b"), "'a b'");
+        assert_eq!(quote("it's"), r"'it'\''s'");
+        assert_eq!(quote(""), "''");
+    }
+
+    #[test]
+    fn already_wrapped_sees_capout_as_the_first_word() {
+        assert!(already_wrapped("capout --profile bash -- make"));
+        assert!(already_wrapped("  '/opt/my tools/capout' -- make"));
+        assert!(already_wrapped("exec /usr/bin/capout -- make"));
+        assert!(!already_wrapped("echo capout"));
+        assert!(!already_wrapped("capoutx -- make"));
+    }
+}

@@ -1,0 +1,191 @@
+"""Runs the real harnesses against the scripted model, with capout set up
+by `capout init` in a throwaway home, and checks what each harness sends
+back to the model as the tool's result. Prints `N passed, M failed`.
+
+Usage: python3 harness.py CAPOUT HARNESS_DIR
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import model
+
+CAPOUT, TOOLS = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+CLAUDE = os.path.join(TOOLS, "node_modules", ".bin", "claude")
+RESULTS = {"passed": 0, "failed": 0}
+SERVER, SCRIPT, URL = model.start()
+
+
+def check(name, ok, detail=""):
+    RESULTS["passed" if ok else "failed"] += 1
+    print(f"{'ok  ' if ok else 'FAIL'} {name}" + ("" if ok else f"\n     {detail}"), flush=True)
+
+
+class Home:
+    """A throwaway home with a project folder in it."""
+
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="capout-harness-")
+        self.proj = os.path.join(self.dir, "proj")
+        os.makedirs(os.path.join(self.proj, "sub"))
+        self.tmp = os.path.join(self.dir, "tmp")
+        os.makedirs(self.tmp)
+
+    def env(self):
+        return {
+            "PATH": os.environ["PATH"], "HOME": self.dir, "TMPDIR": self.tmp, "SHELL": "/bin/bash",
+            "LANG": "C.UTF-8", "ANTHROPIC_BASE_URL": URL, "ANTHROPIC_API_KEY": "sk-test",
+            "CLAUDE_CONFIG_DIR": os.path.join(self.dir, ".claude"), "DISABLE_TELEMETRY": "1",
+            "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+        }
+
+    def init(self, *args):
+        return subprocess.run([CAPOUT, "init", *args], cwd=self.proj, env=self.env(),
+                              capture_output=True, text=True, timeout=60)
+
+
+def claude(home, calls, extra=()):
+    """Runs Claude Code headless on `calls`; the tool results it sent back."""
+    SCRIPT.reset(calls)
+    p = subprocess.run([CLAUDE, "-p", "go", "--output-format", "json", *extra], cwd=home.proj,
+                       env=home.env(), capture_output=True, text=True, timeout=300)
+    results = []
+    with SCRIPT.lock:
+        last = SCRIPT.requests[-1]["body"] if SCRIPT.requests else {}
+    for m in last.get("messages", []):
+        if m.get("role") == "user" and isinstance(m.get("content"), list):
+            for c in m["content"]:
+                if c.get("type") == "tool_result":
+                    content = c.get("content")
+                    if isinstance(content, list):
+                        content = "".join(x.get("text", "") for x in content)
+                    results.append(content)
+    if len(results) != len(calls):
+        print(f"     claude exited {p.returncode}: {p.stdout[-600:]} {p.stderr[-600:]}")
+    return results
+
+
+def bash(command, **more):
+    return ("Bash", {"command": command, "description": "run", **more})
+
+
+def describe(text):
+    lines = text.split("\n")
+    return f"{len(text)} chars, first line {lines[0]!r}, last line {lines[-1]!r}"
+
+
+def claude_cases():
+    print("# Claude Code")
+    plain, wrapped = Home(), Home()
+    for h in (plain, wrapped):
+        os.makedirs(os.path.join(h.dir, ".claude"))
+        with open(os.path.join(h.dir, ".claude", "settings.json"), "w") as f:
+            f.write('{\n    "theme": "dark",\n    "permissions": {"deny": ["Bash(rm *)"], "allow": ["Bash(git status)"]}\n}\n')
+    before = open(os.path.join(wrapped.dir, ".claude", "settings.json")).read()
+    p = wrapped.init("claude-code", "--mcp")
+    check("claude-code: init --mcp succeeds", p.returncode == 0, p.stderr)
+    again = wrapped.init("claude-code", "--mcp")
+    check("claude-code: init is idempotent", again.returncode == 0 and "unchanged" in again.stdout, again.stdout + again.stderr)
+    dry = wrapped.init("claude-code", "--uninstall", "--dry-run")
+    check("claude-code: init --uninstall --dry-run prints a diff", dry.stdout.count("\n-") >= 1 and "CLAUDE_CODE_SHELL_PREFIX" in dry.stdout, dry.stdout)
+    allow = ["--allowedTools", "Bash"]
+
+    r0 = claude(plain, [bash("seq 100000")], allow)
+    r1 = claude(wrapped, [bash("seq 100000")], allow)
+    print(f"     seq 100000 without capout: {describe(r0[0]) if r0 else None}")
+    print(f"     seq 100000 with capout:    {describe(r1[0]) if r1 else None}")
+    m = re.fullmatch(r"(?s)(.*)\n\.\.\. \(truncated, showing last 5000 chars; full output: (\S+)\)", r1[0] if r1 else "")
+    tail = "".join(f"{i}\n" for i in range(1, 100001))[-5000:]
+    check("claude-code: seq 100000 gives capout's tail and notice",
+          bool(m) and m.group(1) + "\n" == tail.lstrip("\n") and os.path.getsize(m.group(2)) == len("".join(f"{i}\n" for i in range(1, 100001))),
+          repr((r1[0] if r1 else "")[-300:]))
+    if m:
+        mode = os.stat(os.path.dirname(m.group(2))).st_mode & 0o777
+        check("claude-code: the saved output's folder is private", mode == 0o700, oct(mode))
+        r = claude(wrapped, [("Read", {"file_path": m.group(2), "offset": 99999, "limit": 2})], allow)
+        print(f"     the model's Read of the saved output: {r!r}")
+
+    calls = [bash("cd sub && export CAPOUT_T=1"), bash("pwd; echo ${CAPOUT_T-unset}")]
+    a, b = claude(plain, calls, allow), claude(wrapped, calls, allow)
+    # The first call prints nothing: Claude Code says so in its words,
+    # capout in its standard notice.
+    exp = lambda h, empty: [empty, f"{os.path.realpath(h.proj)}/sub\nunset"]
+    check("claude-code: cd persists and export does not, as without capout",
+          a == exp(plain, "(Bash completed with no output)") and b == exp(wrapped, "(no output)"), f"{a!r} {b!r}")
+
+    a, b = claude(plain, [bash("echo out; exit 3")], allow), claude(wrapped, [bash("echo out; exit 3")], allow)
+    check("claude-code: exit status 3 as without capout", a == b == ["Exit code 3\nout"], f"{a!r} {b!r}")
+
+    heredoc = "cat <<'EOF' | tr a-z A-Z\nit's \"quoted\" $HOME\nEOF\necho \"a'b\" 'c\"d'"
+    a, b = claude(plain, [bash(heredoc)], allow), claude(wrapped, [bash(heredoc)], allow)
+    check("claude-code: a heredoc with quotes as without capout", a == b == ["IT'S \"QUOTED\" $HOME\na'b c\"d"], f"{a!r} {b!r}")
+
+    # More than profile bash's 5000 characters: wrapped twice, it would be
+    # cut again, with a second notice.
+    inner = f"{CAPOUT} --tail-chars 6000 -- seq 100000"
+    alone = subprocess.run([CAPOUT, "--tail-chars", "6000", "--", "seq", "100000"], capture_output=True, text=True).stdout
+    b = claude(wrapped, [bash(inner)], allow)
+    check("claude-code: a command already under capout is not wrapped again",
+          b == [alone.rstrip("\n")], f"{b!r} {alone!r}")
+
+    # Permissions: the user's rules in settings.json, no --allowedTools.
+    for h in (plain, wrapped):
+        open(os.path.join(h.proj, "victim"), "w").close()
+    for h in (plain, wrapped):
+        r = claude(h, [bash("rm -f victim")])
+        check(f"claude-code{'' if h is plain else ' + capout'}: a deny rule for rm still stops rm -f victim",
+              os.path.exists(os.path.join(h.proj, "victim")) and len(r) == 1 and "denied" in r[0].lower(), f"{r!r}")
+    for h in (plain, wrapped):
+        r = claude(h, [bash("git status")])
+        check(f"claude-code{'' if h is plain else ' + capout'}: an allow rule for git status runs it without a question",
+              len(r) == 1 and "not a git repository" in r[0], f"{r!r}")
+    for h in (plain, wrapped):
+        r = claude(h, [bash("touch made-without-asking")])
+        check(f"claude-code{'' if h is plain else ' + capout'}: with no rule it still asks",
+              not os.path.exists(os.path.join(h.proj, "made-without-asking")) and len(r) == 1 and "approval" in r[0], f"{r!r}")
+
+    # Claude Code's timeout moves the command to the background, where it
+    # runs to its end: the same with capout, and nothing is left after.
+    moved = "Command did not complete within its 2s timeout and was moved to the background"
+    for h in (plain, wrapped):
+        with open(os.path.join(h.proj, "slow.sh"), "w") as f:
+            f.write("sleep 4.25 &\nsleep 4.26\necho late\n")
+        r = claude(h, [bash("sh slow.sh", timeout=2000)], allow)
+        left = ""
+        for _ in range(100):
+            left = subprocess.run(["pgrep", "-f", "sleep 4.2"], capture_output=True, text=True).stdout.strip()
+            if not left:
+                break
+            time.sleep(0.1)
+        check(f"claude-code{'' if h is plain else ' + capout'}: its timeout moves sleep to the background, and nothing outlives it",
+              len(r) == 1 and r[0].startswith(moved) and not left, f"{left!r} {r!r}")
+
+    b = claude(wrapped, [("mcp__capout__bash", {"command": "echo mcp-ok"})], ["--allowedTools", "mcp__capout__bash"])
+    check("claude-code: init --mcp gives the model capout's MCP bash tool", b == ["mcp-ok\n"] or b == ["mcp-ok"], f"{b!r}")
+
+    p = wrapped.init("claude-code", "--mcp", "--uninstall")
+    after = open(os.path.join(wrapped.dir, ".claude", "settings.json")).read()
+    check("claude-code: init --uninstall gives settings.json back byte for byte",
+          p.returncode == 0 and after == before and not os.path.exists(os.path.join(wrapped.dir, ".claude", ".claude.json.capout-backup")),
+          p.stdout + p.stderr + after)
+    for h in (plain, wrapped):
+        shutil.rmtree(h.dir, ignore_errors=True)
+
+
+def main():
+    if not os.access(CLAUDE, os.X_OK):
+        check("claude-code is installed", False, CLAUDE)
+    else:
+        claude_cases()
+    print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
+    sys.exit(1 if RESULTS["failed"] else 0)
+
+
+main()

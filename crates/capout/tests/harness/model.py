@@ -1,0 +1,133 @@
+"""A scripted model on 127.0.0.1 for the harness tests.
+
+It speaks the wire formats the harnesses use (Anthropic Messages with SSE,
+OpenAI Responses, Gemini generateContent, OpenAI chat completions): each
+request that offers the shell tool is answered with the next call of the
+script, or with a closing text once the script is done; every request body
+is kept, so that a test reads what the harness sent back as the tool's
+result.
+"""
+
+import json
+import threading
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class Script:
+    """The calls the model makes, in order, and the requests it received."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.calls = []
+        self.requests = []
+
+    def reset(self, calls):
+        with self.lock:
+            self.calls = list(calls)
+            self.requests = []
+
+    def answered(self, n_results):
+        """The call to make after n_results tool results, or None."""
+        with self.lock:
+            return self.calls[n_results] if n_results < len(self.calls) else None
+
+
+def sse(handler, events):
+    handler.send_response(200)
+    handler.send_header("content-type", "text/event-stream")
+    handler.send_header("cache-control", "no-cache")
+    handler.end_headers()
+    for name, data in events:
+        chunk = ""
+        if name:
+            chunk += f"event: {name}\n"
+        chunk += f"data: {json.dumps(data)}\n\n"
+        handler.wfile.write(chunk.encode())
+        handler.wfile.flush()
+
+
+def anthropic(handler, body, script):
+    tools = [t.get("name") for t in body.get("tools", [])]
+    results = 0
+    for m in body.get("messages", []):
+        if m.get("role") == "user" and isinstance(m.get("content"), list):
+            results += sum(1 for c in m["content"] if c.get("type") == "tool_result")
+    call = script.answered(results) if "Bash" in tools or any(t and t.startswith("mcp__") for t in tools) else None
+    mid = "msg_" + uuid.uuid4().hex[:20]
+    usage = {"input_tokens": 10, "output_tokens": 10}
+    events = [("message_start", {"type": "message_start", "message": {
+        "id": mid, "type": "message", "role": "assistant", "model": body.get("model", "m"),
+        "content": [], "stop_reason": None, "stop_sequence": None, "usage": usage}})]
+    if call is None:
+        events += [
+            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "done"}}),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None}, "usage": usage}),
+        ]
+    else:
+        name, args = call
+        events += [
+            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {
+                "type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:20], "name": name, "input": {}}}),
+            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {
+                "type": "input_json_delta", "partial_json": json.dumps(args)}}),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None}, "usage": usage}),
+        ]
+    events.append(("message_stop", {"type": "message_stop"}))
+    sse(handler, events)
+
+
+class Handler(BaseHTTPRequestHandler):
+    script = None
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        self.send_response(404)
+        self.end_headers()
+
+    def do_HEAD(self):
+        self.do_GET()
+
+    def do_POST(self):
+        length = int(self.headers.get("content-length", 0))
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = {}
+        with self.script.lock:
+            self.script.requests.append({"path": self.path, "body": body})
+        path = self.path.split("?")[0]
+        if path.endswith("/v1/messages") and body.get("stream"):
+            anthropic(self, body, self.script)
+        elif path.endswith("/v1/messages"):
+            self.reply({"id": "msg_x", "type": "message", "role": "assistant", "model": "m",
+                        "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn",
+                        "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}})
+        elif path.endswith("/count_tokens"):
+            self.reply({"input_tokens": 10})
+        else:
+            self.send_response(404)
+            self.end_headers()
+
+    def reply(self, obj):
+        data = json.dumps(obj).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def start():
+    """Starts the server on a free port of 127.0.0.1: (server, script, url)."""
+    script = Script()
+    handler = type("H", (Handler,), {"script": script})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, script, f"http://127.0.0.1:{server.server_address[1]}"

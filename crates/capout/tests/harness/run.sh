@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# capout inside the real harnesses: each installed from the npm registry at
+# the version pinned here, into target/harness (once, reused after), and
+# driven headless by a scripted model on 127.0.0.1 (model.py), with capout
+# set up by `capout init` in a throwaway home. Prints `N passed, M failed`.
+# Fails loudly when a harness cannot be installed: it never passes for
+# want of one.
+#
+#   bash crates/capout/tests/harness/run.sh
+set -euo pipefail
+cd "$(dirname "$0")/../../../.."
+
+# The versions the tests were written against.
+PACKAGES=("@anthropic-ai/claude-code@2.1.332")
+dir=target/harness
+
+command -v npm >/dev/null || (apt-get update && apt-get install -y nodejs npm) || {
+    echo "tests/harness: cannot install npm" >&2
+    exit 1
+}
+mkdir -p "$dir"
+for package in "${PACKAGES[@]}"; do
+    name=${package%@*}
+    have=$(node -p "require('./$dir/node_modules/$name/package.json').version" 2>/dev/null || true)
+    if [[ "$name@$have" != "$package" ]]; then
+        npm install --prefix "$dir" --no-audit --no-fund --no-save --loglevel=error "$package" || {
+            echo "tests/harness: cannot install $package from npm" >&2
+            exit 1
+        }
+    fi
+done
+command -v pgrep >/dev/null || (apt-get update && apt-get install -y procps)
+cargo build --quiet --bins
+exec python3 crates/capout/tests/harness/harness.py "$PWD/target/debug/capout" "$PWD/$dir"
