@@ -26,7 +26,7 @@ use crate::cli::{self, Action, Layer};
 /// The built-in profiles: `read`, `grep` and `bash`, the caps of the
 /// three standard tools.
 pub const BUILT_IN: [(&str, &[&str]); 3] = [
-    ("read", &["--head-lines", "500"]),
+    ("read", &["--head-lines", "500", "--budget-chars", "8000"]),
     ("grep", &["--max-matches", "50"]),
     ("bash", &["--tail-chars", "5000"]),
 ];

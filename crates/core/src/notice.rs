@@ -28,11 +28,20 @@ pub enum Kind {
     TailLines,
     /// A head+tail pair: the line between the two parts.
     Middle,
+    /// `--head-lines` with an offset: a later page that reaches the end.
+    LastPage,
+    /// `--max-matches` with an offset: a later page with matches after it.
+    MatchesPage,
+    /// `--max-matches` with an offset: a later page that reaches the last
+    /// match.
+    MatchesLastPage,
+    /// `--max-matches` with an offset at or past the last match.
+    MatchesPastEnd,
 }
 
 impl Kind {
     /// Every kind of notice.
-    const ALL: [Kind; 7] = [
+    const ALL: [Kind; 11] = [
         Kind::TailUnits,
         Kind::HeadUnits,
         Kind::HeadLines,
@@ -40,6 +49,10 @@ impl Kind {
         Kind::Matches,
         Kind::TailLines,
         Kind::Middle,
+        Kind::LastPage,
+        Kind::MatchesPage,
+        Kind::MatchesLastPage,
+        Kind::MatchesPastEnd,
     ];
 
     fn default_template(self) -> &'static str {
@@ -55,6 +68,12 @@ impl Kind {
             Kind::Matches => "... ({total} total, showing first {shown}{full_output})",
             Kind::TailLines => "... (truncated, showing last {shown} lines{full_output})",
             Kind::Middle => "... (truncated, omitted {omitted} {unit}{full_output}) ...",
+            Kind::LastPage => "... (showing lines {first}-{last} of {total}, end of input{full_output})",
+            Kind::MatchesPage => {
+                "... ({total} total, showing {first}-{last}, next offset {next_offset}{full_output})"
+            }
+            Kind::MatchesLastPage => "... ({total} total, showing {first}-{last}, end of input{full_output})",
+            Kind::MatchesPastEnd => "... (offset {next_offset} is past the end, {total} total{full_output})",
         }
     }
 }
@@ -352,6 +371,22 @@ mod tests {
         assert_eq!(
             cap_notice(Kind::Middle, &f, None, Some("/tmp/x.log")),
             "... (truncated, omitted 734 lines; full output: /tmp/x.log) ..."
+        );
+        assert_eq!(
+            cap_notice(Kind::LastPage, &f, None, None),
+            "... (showing lines 1001-1500 of 1234, end of input)"
+        );
+        assert_eq!(
+            cap_notice(Kind::MatchesPage, &f, None, None),
+            "... (1234 total, showing 1001-1500, next offset 1500)"
+        );
+        assert_eq!(
+            cap_notice(Kind::MatchesLastPage, &f, None, None),
+            "... (1234 total, showing 1001-1500, end of input)"
+        );
+        assert_eq!(
+            cap_notice(Kind::MatchesPastEnd, &f, None, None),
+            "... (offset 1500 is past the end, 1234 total)"
         );
     }
 
