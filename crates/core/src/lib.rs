@@ -58,7 +58,7 @@ use std::time::Duration;
 
 pub use capper::{CapWriter, Capper, Summary};
 pub use count::{Totals, Unit};
-pub use notice::{Notice, Template, TemplateError};
+pub use notice::{Notice, Template, TemplateError, binary_output, exit_status};
 pub use output::NoticeTarget;
 pub use save::{SaveError, SaveTo};
 

@@ -318,6 +318,24 @@ pub fn interrupted(name: &str) -> String {
     format!("... (interrupted by {name})")
 }
 
+/// The last line of an MCP `bash` call whose command did not exit 0;
+/// `signal` names the signal that killed it, as `SIGKILL`.
+pub fn exit_status(code: i32, signal: Option<&str>) -> String {
+    match signal {
+        Some(name) => format!("(exit status {code}, killed by {name})"),
+        None => format!("(exit status {code})"),
+    }
+}
+
+/// The one line an MCP `bash` call shows in place of output that is not
+/// text: `bytes` of it, saved in `saved`.
+pub fn binary_output(bytes: u64, saved: Option<&str>) -> String {
+    match saved {
+        Some(path) => format!("(binary output, {bytes} bytes: not shown; full output: {path})"),
+        None => format!("(binary output, {bytes} bytes: not shown)"),
+    }
+}
+
 /// The live line of `--progress`.
 pub fn progress(mib: f64, lines: u64, mib_per_second: f64) -> String {
     format!("capout: {mib:.1} MiB, {lines} lines read ({mib_per_second:.1} MiB/s)")

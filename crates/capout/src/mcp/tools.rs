@@ -3,16 +3,18 @@
 //! own engine, so its notices are the CLI's to the letter.
 
 use std::ffi::OsString;
-use std::fs::File;
 use std::io::{self, Cursor, Read, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use capout_core::{CapSpec, Capper, CommandSpec, Config, NoticeTarget, Options, SaveTo, Timeout};
 use grep_regex::RegexMatcherBuilder;
-use grep_searcher::{BinaryDetection, SearcherBuilder, sinks};
+use grep_searcher::{BinaryDetection, SearcherBuilder};
 use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
+use ignore::types::TypesBuilder;
 
 use rustix::fs::FileType;
 
@@ -46,6 +48,11 @@ pub struct Tools {
     read: Config,
     grep: Config,
     bash: Config,
+    /// Where the next `bash` command starts: where the last one ended,
+    /// at first the root. The session's alone: one server serves one.
+    cwd: Arc<std::sync::Mutex<PathBuf>>,
+    /// Output of `bash` that is not text is replaced by one line.
+    bash_binary: bool,
 }
 
 impl Tools {
@@ -62,7 +69,26 @@ impl Tools {
                 ..config
             })
         };
-        Ok(Tools { roots, read: plain("read")?, grep: plain("grep")?, bash: plain("bash")? })
+        let cwd = Arc::new(std::sync::Mutex::new(roots.root.clone()));
+        Ok(Tools {
+            roots,
+            read: plain("read")?,
+            grep: plain("grep")?,
+            bash: plain("bash")?,
+            cwd,
+            bash_binary: true,
+        })
+    }
+
+    /// The configs of the profiles `read`, `grep` and `bash`, as loaded:
+    /// the tools' descriptions state their caps.
+    pub fn profiles(&self) -> (&Config, &Config, &Config) {
+        (&self.read, &self.grep, &self.bash)
+    }
+
+    /// Where the next `bash` command starts.
+    pub fn cwd(&self) -> PathBuf {
+        self.cwd.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
     /// The number of lines `read` shows when no limit is given.
@@ -112,99 +138,102 @@ impl Tools {
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 
-    /// `grep`: the lines that match `pattern` in the files under `path`
-    /// (ripgrep's walk: `.gitignore` and hidden files skipped, binary
-    /// files left at their first NUL byte), as `path:line:text`, capped
-    /// as the profile `grep` says.
-    pub fn grep(
-        &self,
-        pattern: &str,
-        path: &str,
-        glob: Option<&str>,
-        case_insensitive: bool,
-    ) -> Result<String, String> {
-        let opened = self.roots.open(path)?;
+    /// `grep`: what `rg -n --sort path` prints for `request` in the files
+    /// under its path (ripgrep's walk: `.gitignore` and hidden files
+    /// skipped, binary files passed over), searched in parallel, each line
+    /// one entry, capped and paged as the profile `grep` says.
+    pub fn grep(&self, request: &GrepRequest) -> Result<String, String> {
+        let opened = self.roots.open(&request.path)?;
         if !matches!(opened.kind, FileType::RegularFile | FileType::Directory) {
-            return Err(not_regular(path, opened.kind));
+            return Err(not_regular(&request.path, opened.kind));
         }
-        let matcher = RegexMatcherBuilder::new()
-            .case_insensitive(case_insensitive)
-            .build(pattern)
-            .map_err(|e| format!("invalid pattern: {e}"))?;
-        let mut searcher = SearcherBuilder::new()
+        let limit = match (request.limit, self.grep.cap) {
+            (Some(0), _) => return Err("limit must be at least 1".into()),
+            (Some(n), _) | (None, CapSpec::MaxMatches(n)) => n,
+            (None, _) => 50,
+        };
+        let mut builder = RegexMatcherBuilder::new();
+        // As ripgrep builds it: `^` and `$` are line anchors, and a match
+        // spans lines only with `multiline`.
+        builder.case_insensitive(request.case_insensitive).multi_line(true);
+        if !request.multiline {
+            builder.line_terminator(Some(b'\n'));
+        }
+        let matcher = builder.build(&request.pattern).map_err(|e| format!("invalid pattern: {e}"))?;
+        let mut searcher = SearcherBuilder::new();
+        searcher
             .line_number(true)
+            .multi_line(request.multiline)
             .binary_detection(BinaryDetection::quit(0))
             .heap_limit(Some(GREP_HEAP_LIMIT))
-            .build();
-        let mut capper = Capper::new(options(&self.grep)).map_err(|e| e.to_string())?;
-        let mut out = Vec::new();
-        let mut line = Vec::new();
-        let mut failed: Option<io::Error> = None;
-        let mut search = |file: File, shown: &str| {
-            // A search error (a file that cannot be read, the heap limit)
-            // passes the rest of that file over, as ripgrep passes it over
-            // (it tells them on stderr, which a model does not see).
-            let _ = searcher.search_reader(
-                &matcher,
-                LineWindow::new(file),
-                sinks::Bytes(|number, text| {
-                    line.clear();
-                    let text = text.strip_suffix(b"\n").unwrap_or(text);
-                    let text = text.strip_suffix(b"\r").unwrap_or(text);
-                    let _ = write!(line, "{shown}:{number}:");
-                    line.extend_from_slice(text);
-                    line.push(b'\n');
-                    match capper.push(&line, &mut out) {
-                        Ok(()) => Ok(true),
-                        Err(e) => {
-                            failed = Some(io::Error::other(e.to_string()));
-                            Ok(false)
-                        }
-                    }
-                }),
-            );
-            failed.is_none()
-        };
-        if opened.kind == FileType::RegularFile {
-            let shown = self.roots.show(&opened.path).into_owned();
-            search(opened.file, &shown);
+            .before_context(request.before)
+            .after_context(request.after);
+        let files: Vec<(PathBuf, String)> = if opened.kind == FileType::RegularFile {
+            vec![(opened.path.clone(), self.roots.show(&opened.path).into_owned())]
         } else {
             drop(opened.file);
-            let mut walk = WalkBuilder::new(&opened.path);
-            walk.sort_by_file_name(std::cmp::Ord::cmp);
-            if let Some(glob) = glob {
-                let mut overrides = OverrideBuilder::new(&opened.path);
-                overrides.add(glob).map_err(|e| format!("invalid glob: {e}"))?;
-                walk.overrides(overrides.build().map_err(|e| format!("invalid glob: {e}"))?);
+            self.walk(&opened.path, request)?
+        };
+        let mut options = options(&Config { cap: CapSpec::MaxMatches(limit), ..self.grep.clone() });
+        options.match_offset = request.offset;
+        let width = self.grep.max_line.map(|w| self.grep.unit.max_bytes(w).saturating_add(8));
+        let search = Search {
+            matcher,
+            searcher,
+            mode: request.mode,
+            context: request.before > 0 || request.after > 0,
+            // A file's own entries past the end of the page are only counted.
+            needed: request.offset.saturating_add(limit),
+            width: width.and_then(|w| usize::try_from(w).ok()),
+        };
+        let mut capper = Capper::new(options).map_err(|e| e.to_string())?;
+        let mut out = Vec::new();
+        let mut failed = None;
+        parallel(&self.roots, &files, &search, |result, first| {
+            if let Err(e) = push_result(&mut capper, &mut out, &search, result, first) {
+                failed = Some(e);
+                return false;
             }
-            // The walk only names the files: each is opened beneath the
-            // root as `read` opens it, and what is not a regular file
-            // (a FIFO, a socket, a device) is passed over, as ripgrep does.
-            for entry in walk.build().flatten() {
-                if !entry.file_type().is_some_and(|t| t.is_file()) {
-                    continue;
-                }
-                let Some(found) = self.roots.open_found(entry.path()) else { continue };
-                if found.kind != FileType::RegularFile {
-                    continue;
-                }
-                let shown = self.roots.show(entry.path()).into_owned();
-                if !search(found.file, &shown) {
-                    break;
-                }
-            }
-        }
+            true
+        });
         if let Some(e) = failed {
-            return Err(e.to_string());
+            return Err(e);
         }
         capper.finish(&mut out).map_err(|e| e.to_string())?;
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 
-    /// `bash`: `sh -c COMMAND` in the root, through capout's command
-    /// mode, capped as the profile `bash` says, the whole output saved in
-    /// the server's folder when something was cut, and `(exit status N)`
-    /// when N is not 0.
+    /// The files under `dir` that ripgrep would search, in the order of
+    /// `rg --sort path`, with the paths shown for them.
+    fn walk(&self, dir: &Path, request: &GrepRequest) -> Result<Vec<(PathBuf, String)>, String> {
+        let mut walk = WalkBuilder::new(dir);
+        walk.sort_by_file_name(std::cmp::Ord::cmp);
+        if let Some(glob) = &request.glob {
+            let mut overrides = OverrideBuilder::new(dir);
+            overrides.add(glob).map_err(|e| format!("invalid glob: {e}"))?;
+            walk.overrides(overrides.build().map_err(|e| format!("invalid glob: {e}"))?);
+        }
+        if let Some(kind) = &request.file_type {
+            let mut types = TypesBuilder::new();
+            types.add_defaults();
+            types.select(kind);
+            walk.types(types.build().map_err(|e| format!("invalid type: {e}"))?);
+        }
+        Ok(walk
+            .build()
+            .flatten()
+            .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
+            .map(|entry| {
+                let shown = self.roots.show(entry.path()).into_owned();
+                (entry.into_path(), shown)
+            })
+            .collect())
+    }
+    /// `bash`: `sh -c COMMAND` where the last command of the session
+    /// ended (at first the root), through capout's command mode, capped
+    /// as the profile `bash` says, the whole output saved in the server's
+    /// folder when something was cut, and `(exit status N)` when N is not
+    /// 0. Output that is not text is replaced by one line that says so.
     /// `env` is added to the command's environment; `stop` ends it early.
     pub fn bash(
         &self,
@@ -216,9 +245,28 @@ impl Tools {
         if timeout == 0 {
             return Err("timeout must be at least 1 second".into());
         }
+        // The shell writes where it ended into a file of the server's own
+        // folder (0700) on its way out, even through `exit N`; the command
+        // itself runs by `eval`, so that its text is never parsed twice.
+        let cwd_file = tempfile::Builder::new()
+            .prefix("cwd-")
+            .tempfile_in(&self.roots.saved)
+            .map_err(|e| format!("cannot run the command: {}", super::paths::reason(&e)))?;
+        let quoted = shlex::try_quote(&cwd_file.path().to_string_lossy()).map(|q| q.into_owned());
+        let quoted =
+            quoted.map_err(|_| "cannot run the command: the server's folder has a NUL in its name")?;
+        let wrapper = format!("trap 'pwd -P >| {quoted} 2>/dev/null' EXIT\neval \"$1\"");
+        let start = self.cwd();
+        // A folder removed since: start at the root again.
+        let start = if start.is_dir() { start } else { self.roots.root.clone() };
         let spec = CommandSpec {
             program: OsString::from("sh"),
-            args: vec![OsString::from("-c"), OsString::from(script)],
+            args: vec![
+                OsString::from("-c"),
+                OsString::from(wrapper),
+                OsString::from("sh"),
+                OsString::from(script),
+            ],
             timeout: Some(Timeout {
                 after: Duration::from_secs(timeout),
                 label: format!("{timeout}s"),
@@ -231,19 +279,342 @@ impl Tools {
             command: Some(spec),
             ..self.bash.clone()
         };
-        let place = Place { dir: Some(self.roots.root.clone()), no_stdin: true, env, stop };
+        let place = Place { dir: Some(start), no_stdin: true, env, stop };
         let mut out = Vec::new();
         let finished =
             command::run_in(&config, &place, &mut out, &mut io::sink()).map_err(|e| e.to_string())?;
-        if let Some(e) = finished.report.and_then(|r| r.save_error) {
+        self.keep_cwd(cwd_file.path());
+        let report = finished.report;
+        if self.bash_binary && is_binary(&out) {
+            let bytes = report.as_ref().map_or(out.len() as u64, |r| r.totals.bytes());
+            let saved = match report.as_ref().and_then(|r| r.saved_to.clone()) {
+                Some(path) => Some(path),
+                // Nothing was cut, so what was kept is the whole output.
+                None => save_whole(&self.roots.saved, &out),
+            };
+            out =
+                capout_core::binary_output(bytes, saved.as_ref().map(|p| p.display().to_string()).as_deref())
+                    .into_bytes();
+            out.push(b'\n');
+        }
+        if let Some(e) = report.and_then(|r| r.save_error) {
             // The output stands; only the copy of it failed.
             let _ = writeln!(out, "(the whole output could not be saved: {e})");
         }
-        if finished.ending.exit_code != 0 {
-            let _ = writeln!(out, "(exit status {})", finished.ending.exit_code);
+        let ending = &finished.ending;
+        if ending.exit_code != 0 {
+            // The shell that runs the command reports a command killed by
+            // signal N as 128 + N, as a shell user reads `$?`.
+            let shell = ending.exit_code.checked_sub(128).filter(|n| (1..=64).contains(n));
+            let signal = ending.signal.or(shell).filter(|_| ending.timed_out.is_none());
+            let name = signal.and_then(signal_hook::low_level::signal_name);
+            let _ = writeln!(out, "{}", capout_core::exit_status(ending.exit_code, name));
         }
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
+
+    /// Takes where the shell ended as where the next command starts: an
+    /// absolute path to a folder, or nothing (the shell was killed, or
+    /// `exec` replaced it, or the command set its own `EXIT` trap).
+    fn keep_cwd(&self, file: &Path) {
+        let Ok(text) = std::fs::read(file) else { return };
+        let Some(line) = text.strip_suffix(b"\n") else { return };
+        let path = PathBuf::from(std::ffi::OsStr::from_bytes(line));
+        if path.is_absolute() && path.is_dir() {
+            *self.cwd.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = path;
+        }
+    }
+}
+
+/// Whether the output of a command is not text: it holds a NUL byte, or
+/// more than one byte in twenty is not UTF-8.
+fn is_binary(out: &[u8]) -> bool {
+    if memchr::memchr(0, out).is_some() {
+        return true;
+    }
+    let invalid = out.utf8_chunks().map(|c| c.invalid().len()).sum::<usize>();
+    invalid * 20 > out.len()
+}
+
+/// Saves the whole output of a command that was not cut, so that the line
+/// that replaces it can name where it is.
+fn save_whole(dir: &Path, out: &[u8]) -> Option<PathBuf> {
+    let mut file = tempfile::Builder::new().prefix("capout-").suffix(".log").tempfile_in(dir).ok()?;
+    file.write_all(out).ok()?;
+    file.into_temp_path().keep().ok()
+}
+
+/// What `grep` prints for each file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GrepMode {
+    /// The matching lines, `path:line:text` (`rg -n`).
+    #[default]
+    Content,
+    /// The paths of the files with a match (`rg -l`).
+    FilesWithMatches,
+    /// `path:count` for each file with a match (`rg -c`).
+    Count,
+}
+
+/// A `grep` call.
+#[derive(Clone, Debug, Default)]
+pub struct GrepRequest {
+    /// The regular expression.
+    pub pattern: String,
+    /// The file or folder to search.
+    pub path: String,
+    /// Only files whose names match this glob (`rg -g`).
+    pub glob: Option<String>,
+    /// Only files of this ripgrep type (`rg -t`).
+    pub file_type: Option<String>,
+    /// What to print.
+    pub mode: GrepMode,
+    /// Lines of context before and after each match (`rg -B`, `rg -A`).
+    pub before: usize,
+    /// See `before`.
+    pub after: usize,
+    /// Match without regard to case (`rg -i`).
+    pub case_insensitive: bool,
+    /// Matches may span lines (`rg -U`).
+    pub multiline: bool,
+    /// Entries skipped before the page.
+    pub offset: u64,
+    /// Entries on the page; `None` for profile `grep`'s cap.
+    pub limit: Option<u64>,
+}
+
+/// How each file is searched, shared by the threads that search.
+struct Search {
+    matcher: grep_regex::RegexMatcher,
+    searcher: SearcherBuilder,
+    mode: GrepMode,
+    context: bool,
+    /// A file's entries past this many are only counted.
+    needed: u64,
+    /// Lines are cut to this many bytes before the cap cuts them: the cap
+    /// sees enough of each to cut it as it would the whole line.
+    width: Option<usize>,
+}
+
+/// What the search of one file found: its entries (lines of output),
+/// written out while they may still be shown, and how many there are.
+#[derive(Default)]
+struct Found {
+    text: Vec<u8>,
+    entries: u64,
+    /// Entries written into `text`.
+    written: u64,
+}
+
+/// A sink that writes a file's entries as `rg -n` prints them, or counts
+/// them once they are past what a page can show.
+struct Entries<'a> {
+    found: &'a mut Found,
+    shown: &'a str,
+    search: &'a Search,
+    /// Write text (false: the page is already full: count only).
+    write: bool,
+}
+
+impl Entries<'_> {
+    fn entry(&mut self, number: Option<u64>, separator: u8, line: &[u8]) {
+        self.found.entries += 1;
+        if !self.write || self.found.written >= self.search.needed {
+            return;
+        }
+        self.found.written += 1;
+        let text = &mut self.found.text;
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let line = match self.search.width {
+            Some(w) if line.len() > w => &line[..w],
+            _ => line,
+        };
+        text.extend_from_slice(self.shown.as_bytes());
+        text.push(separator);
+        let _ = write!(text, "{}", number.unwrap_or(0));
+        text.push(separator);
+        text.extend_from_slice(line);
+        text.push(b'\n');
+    }
+}
+
+impl grep_searcher::Sink for Entries<'_> {
+    type Error = io::Error;
+
+    fn matched(
+        &mut self,
+        _searcher: &grep_searcher::Searcher,
+        found: &grep_searcher::SinkMatch<'_>,
+    ) -> Result<bool, io::Error> {
+        match self.search.mode {
+            GrepMode::Content => {
+                let first = found.line_number();
+                for (i, line) in found.lines().enumerate() {
+                    self.entry(first.map(|n| n + i as u64), b':', line);
+                }
+            }
+            // Counted as ripgrep counts: one for each match it reports.
+            GrepMode::Count | GrepMode::FilesWithMatches => self.found.entries += 1,
+        }
+        Ok(self.search.mode != GrepMode::FilesWithMatches)
+    }
+
+    fn context(
+        &mut self,
+        _searcher: &grep_searcher::Searcher,
+        context: &grep_searcher::SinkContext<'_>,
+    ) -> Result<bool, io::Error> {
+        if self.search.mode == GrepMode::Content {
+            self.entry(context.line_number(), b'-', context.bytes());
+        }
+        Ok(true)
+    }
+
+    fn context_break(&mut self, _searcher: &grep_searcher::Searcher) -> Result<bool, io::Error> {
+        if self.search.mode == GrepMode::Content {
+            self.found.entries += 1;
+            if self.write && self.found.written < self.search.needed {
+                self.found.written += 1;
+                self.found.text.extend_from_slice(b"--\n");
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// Searches one file, opened beneath the root as `read` opens it; what
+/// is not a regular file (a FIFO, a socket, a device) is passed over, as
+/// ripgrep passes it over, and so is a file that cannot be read.
+fn search_file(roots: &Roots, path: &Path, shown: &str, search: &Search, write: bool) -> Found {
+    let mut found = Found::default();
+    let Some(opened) = roots.open_found(path) else { return found };
+    if opened.kind != FileType::RegularFile {
+        return found;
+    }
+    let mut searcher = search.searcher.build();
+    let sink = Entries { found: &mut found, shown, search, write };
+    // A search error (a file that cannot be read, the heap limit) passes
+    // the rest of that file over, as ripgrep does (it tells them on
+    // stderr, which a model does not see).
+    let _ = searcher.search_reader(&search.matcher, LineWindow::new(opened.file), sink);
+    if search.mode != GrepMode::Content && found.entries > 0 {
+        found.written = 1;
+        found.text = match search.mode {
+            GrepMode::Count => format!("{shown}:{}\n", found.entries).into_bytes(),
+            _ => format!("{shown}\n").into_bytes(),
+        };
+        found.entries = 1;
+    }
+    found
+}
+
+/// How many files the threads may search ahead of the first one not yet
+/// handed on: what they found waits in memory until then.
+const AHEAD: usize = 256;
+
+/// Searches `files` on as many threads as there are cores, and hands
+/// what each file found to `take` in the order of `files`, with whether
+/// it is the first file with entries; stops when `take` returns false.
+/// Once `take` has seen a page's worth of entries, the files after are
+/// only counted.
+fn parallel(
+    roots: &Roots,
+    files: &[(PathBuf, String)],
+    search: &Search,
+    mut take: impl FnMut(&Found, bool) -> bool,
+) {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::{Condvar, Mutex};
+    let threads =
+        std::thread::available_parallelism().map_or(1, std::num::NonZero::get).min(files.len().max(1));
+    let next = AtomicUsize::new(0);
+    let write = AtomicBool::new(true);
+    let stop = AtomicBool::new(false);
+    // What the threads found, by index, and the index handed on next.
+    let done: Mutex<(std::collections::BTreeMap<usize, Found>, usize)> = Mutex::default();
+    let ready = Condvar::new();
+    let room = Condvar::new();
+    let lock = || done.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= files.len() || stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    {
+                        let mut state = lock();
+                        while i >= state.1 + AHEAD && !stop.load(Ordering::Relaxed) {
+                            state = room.wait(state).unwrap_or_else(std::sync::PoisonError::into_inner);
+                        }
+                    }
+                    let (path, shown) = &files[i];
+                    let found = search_file(roots, path, shown, search, write.load(Ordering::Relaxed));
+                    lock().0.insert(i, found);
+                    ready.notify_all();
+                }
+            });
+        }
+        let mut entries: u64 = 0;
+        let mut first = true;
+        for i in 0..files.len() {
+            let found = {
+                let mut state = lock();
+                loop {
+                    if let Some(found) = state.0.remove(&i) {
+                        state.1 = i + 1;
+                        break found;
+                    }
+                    state = ready.wait(state).unwrap_or_else(std::sync::PoisonError::into_inner);
+                }
+            };
+            room.notify_all();
+            if found.entries == 0 {
+                continue;
+            }
+            if !take(&found, first) {
+                stop.store(true, Ordering::Relaxed);
+                room.notify_all();
+                break;
+            }
+            first = false;
+            entries = entries.saturating_add(found.entries);
+            if entries >= search.needed {
+                write.store(false, Ordering::Relaxed);
+            }
+        }
+    });
+}
+
+/// Hands what a file found to the cap: the text written, then one short
+/// line for each entry only counted; in context mode a `--` line stands
+/// between files, as ripgrep prints it.
+fn push_result(
+    capper: &mut Capper,
+    out: &mut Vec<u8>,
+    search: &Search,
+    found: &Found,
+    first: bool,
+) -> Result<(), String> {
+    let push = |capper: &mut Capper, out: &mut Vec<u8>, bytes: &[u8]| {
+        capper.push(bytes, out).map_err(|e| e.to_string())
+    };
+    if search.context && search.mode == GrepMode::Content && !first {
+        push(capper, out, b"--\n")?;
+    }
+    push(capper, out, &found.text)?;
+    let mut counted = found.entries - found.written;
+    // The lines past the page are never shown: a short line stands for
+    // each, so that the cap counts them.
+    let filler = b"-\n".repeat(4096);
+    while counted > 0 {
+        let n = counted.min(4096);
+        push(capper, out, &filler[..2 * usize::try_from(n).unwrap_or(4096)])?;
+        counted -= n;
+    }
+    Ok(())
 }
 
 /// A reader that passes the first [`GREP_LINE_WINDOW`] bytes of each line
@@ -317,6 +688,7 @@ fn options(config: &Config) -> Options {
     options.strip_ansi = config.strip_ansi;
     options.collapse_cr = config.collapse_cr;
     options.tokenizer = config.tokenizer;
+    options.budget = config.budget;
     options
 }
 
