@@ -168,12 +168,6 @@ impl Tools {
             .heap_limit(Some(GREP_HEAP_LIMIT))
             .before_context(request.before)
             .after_context(request.after);
-        let files: Vec<(PathBuf, String)> = if opened.kind == FileType::RegularFile {
-            vec![(opened.path.clone(), self.roots.show(&opened.path).into_owned())]
-        } else {
-            drop(opened.file);
-            self.walk(&opened.path, request)?
-        };
         let mut options = options(&Config { cap: CapSpec::MaxMatches(limit), ..self.grep.clone() });
         options.match_offset = request.offset;
         let width = self.grep.max_line.map(|w| self.grep.unit.max_bytes(w).saturating_add(8));
@@ -186,28 +180,37 @@ impl Tools {
             needed: request.offset.saturating_add(limit),
             width: width.and_then(|w| usize::try_from(w).ok()),
         };
+        let found = if opened.kind == FileType::RegularFile {
+            let shown = self.roots.show(&opened.path).into_owned();
+            let found = search_file(&self.roots, &opened.path, &shown, &search, true);
+            vec![(opened.path, shown, found)]
+        } else {
+            drop(opened.file);
+            self.search_tree(&opened.path, request, &search)?
+        };
         let mut capper = Capper::new(options).map_err(|e| e.to_string())?;
         let mut out = Vec::new();
-        let mut failed = None;
-        parallel(&self.roots, &files, &search, |result, first| {
-            if let Err(e) = push_result(&mut capper, &mut out, &search, result, first) {
-                failed = Some(e);
-                return false;
-            }
-            true
-        });
-        if let Some(e) = failed {
-            return Err(e);
+        for (i, (_, _, found)) in found.iter().enumerate() {
+            push_result(&mut capper, &mut out, &search, found, i == 0)?;
         }
         capper.finish(&mut out).map_err(|e| e.to_string())?;
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 
-    /// The files under `dir` that ripgrep would search, in the order of
-    /// `rg --sort path`, with the paths shown for them.
-    fn walk(&self, dir: &Path, request: &GrepRequest) -> Result<Vec<(PathBuf, String)>, String> {
+    /// Searches the files under `dir` that ripgrep would search, walking
+    /// and searching in parallel as ripgrep does, and gives what each file
+    /// with entries found, in the order of `rg --sort path`. Only the files
+    /// that the page may need keep their text: once the files found so far
+    /// fill a page, a file after the last of them in path order is only
+    /// counted, and one that a file found later pushes off the page drops
+    /// its text.
+    fn search_tree(
+        &self,
+        dir: &Path,
+        request: &GrepRequest,
+        search: &Search,
+    ) -> Result<Vec<(PathBuf, String, Found)>, String> {
         let mut walk = WalkBuilder::new(dir);
-        walk.sort_by_file_name(std::cmp::Ord::cmp);
         if let Some(glob) = &request.glob {
             let mut overrides = OverrideBuilder::new(dir);
             overrides.add(glob).map_err(|e| format!("invalid glob: {e}"))?;
@@ -219,16 +222,32 @@ impl Tools {
             types.select(kind);
             walk.types(types.build().map_err(|e| format!("invalid type: {e}"))?);
         }
-        Ok(walk
-            .build()
-            .flatten()
-            .filter(|entry| entry.file_type().is_some_and(|t| t.is_file()))
-            .map(|entry| {
-                let shown = self.roots.show(entry.path()).into_owned();
-                (entry.into_path(), shown)
+        let collected = std::sync::Mutex::new(Collected::default());
+        let lock = || collected.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        walk.build_parallel().run(|| {
+            Box::new(|entry| {
+                let Ok(entry) = entry else { return ignore::WalkState::Continue };
+                if !entry.file_type().is_some_and(|t| t.is_file()) {
+                    return ignore::WalkState::Continue;
+                }
+                let path = entry.into_path();
+                let write = lock().may_show(&path, search.needed);
+                let shown = self.roots.show(&path).into_owned();
+                let found = search_file(&self.roots, &path, &shown, search, write);
+                if found.entries > 0 {
+                    lock().add(path, shown, found, write, search.needed);
+                }
+                ignore::WalkState::Continue
             })
-            .collect())
+        });
+        let collected = collected.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut all = collected.counted;
+        all.extend(collected.page.into_iter().map(|(path, (shown, found))| (path, shown, found)));
+        // Path order as `rg --sort path` gives it: component by component.
+        all.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        Ok(all)
     }
+
     /// `bash`: `sh -c COMMAND` where the last command of the session
     /// ended (at first the root), through capout's command mode, capped
     /// as the profile `bash` says, the whole output saved in the server's
@@ -509,83 +528,44 @@ fn search_file(roots: &Roots, path: &Path, shown: &str, search: &Search, write: 
     found
 }
 
-/// How many files the threads may search ahead of the first one not yet
-/// handed on: what they found waits in memory until then.
-const AHEAD: usize = 256;
+/// What the threads of a search found so far.
+#[derive(Default)]
+struct Collected {
+    /// The files whose text a page may show, in path order.
+    page: std::collections::BTreeMap<PathBuf, (String, Found)>,
+    /// Their entries.
+    page_entries: u64,
+    /// The files only counted.
+    counted: Vec<(PathBuf, String, Found)>,
+}
 
-/// Searches `files` on as many threads as there are cores, and hands
-/// what each file found to `take` in the order of `files`, with whether
-/// it is the first file with entries; stops when `take` returns false.
-/// Once `take` has seen a page's worth of entries, the files after are
-/// only counted.
-fn parallel(
-    roots: &Roots,
-    files: &[(PathBuf, String)],
-    search: &Search,
-    mut take: impl FnMut(&Found, bool) -> bool,
-) {
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    use std::sync::{Condvar, Mutex};
-    let threads =
-        std::thread::available_parallelism().map_or(1, std::num::NonZero::get).min(files.len().max(1));
-    let next = AtomicUsize::new(0);
-    let write = AtomicBool::new(true);
-    let stop = AtomicBool::new(false);
-    // What the threads found, by index, and the index handed on next.
-    let done: Mutex<(std::collections::BTreeMap<usize, Found>, usize)> = Mutex::default();
-    let ready = Condvar::new();
-    let room = Condvar::new();
-    let lock = || done.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    std::thread::scope(|scope| {
-        for _ in 0..threads {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= files.len() || stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    {
-                        let mut state = lock();
-                        while i >= state.1 + AHEAD && !stop.load(Ordering::Relaxed) {
-                            state = room.wait(state).unwrap_or_else(std::sync::PoisonError::into_inner);
-                        }
-                    }
-                    let (path, shown) = &files[i];
-                    let found = search_file(roots, path, shown, search, write.load(Ordering::Relaxed));
-                    lock().0.insert(i, found);
-                    ready.notify_all();
-                }
-            });
+impl Collected {
+    /// Whether a file at `path` may be on the page: not once the files
+    /// before it fill one.
+    fn may_show(&self, path: &Path, needed: u64) -> bool {
+        self.page_entries < needed || self.page.last_key_value().is_some_and(|(last, _)| path < last.as_path())
+    }
+
+    fn add(&mut self, path: PathBuf, shown: String, found: Found, written: bool, needed: u64) {
+        if !written {
+            self.counted.push((path, shown, found));
+            return;
         }
-        let mut entries: u64 = 0;
-        let mut first = true;
-        for i in 0..files.len() {
-            let found = {
-                let mut state = lock();
-                loop {
-                    if let Some(found) = state.0.remove(&i) {
-                        state.1 = i + 1;
-                        break found;
-                    }
-                    state = ready.wait(state).unwrap_or_else(std::sync::PoisonError::into_inner);
-                }
-            };
-            room.notify_all();
-            if found.entries == 0 {
-                continue;
-            }
-            if !take(&found, first) {
-                stop.store(true, Ordering::Relaxed);
-                room.notify_all();
+        self.page_entries += found.entries;
+        self.page.insert(path, (shown, found));
+        // The last file is off the page when those before it fill it.
+        while let Some(entry) = self.page.last_entry() {
+            let entries = entry.get().1.entries;
+            if self.page_entries - entries < needed {
                 break;
             }
-            first = false;
-            entries = entries.saturating_add(found.entries);
-            if entries >= search.needed {
-                write.store(false, Ordering::Relaxed);
-            }
+            self.page_entries -= entries;
+            let (path, (shown, mut found)) = entry.remove_entry();
+            found.text = Vec::new();
+            found.written = 0;
+            self.counted.push((path, shown, found));
         }
-    });
+    }
 }
 
 /// Hands what a file found to the cap: the text written, then one short
