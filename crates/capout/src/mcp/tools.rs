@@ -182,7 +182,7 @@ impl Tools {
         };
         let found = if opened.kind == FileType::RegularFile {
             let shown = self.roots.show(&opened.path).into_owned();
-            let found = search_file(&self.roots, &opened.path, &shown, &search, true);
+            let found = search_file(&self.roots, &opened.path, &shown, &search, &mut Worker::new(&search), true);
             vec![(opened.path, shown, found)]
         } else {
             drop(opened.file);
@@ -225,7 +225,8 @@ impl Tools {
         let collected = std::sync::Mutex::new(Collected::default());
         let lock = || collected.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         walk.build_parallel().run(|| {
-            Box::new(|entry| {
+            let mut worker = Worker::new(search);
+            Box::new(move |entry| {
                 let Ok(entry) = entry else { return ignore::WalkState::Continue };
                 if !entry.file_type().is_some_and(|t| t.is_file()) {
                     return ignore::WalkState::Continue;
@@ -233,7 +234,7 @@ impl Tools {
                 let path = entry.into_path();
                 let write = lock().may_show(&path, search.needed);
                 let shown = self.roots.show(&path).into_owned();
-                let found = search_file(&self.roots, &path, &shown, search, write);
+                let found = search_file(&self.roots, &path, &shown, search, &mut worker, write);
                 if found.entries > 0 {
                     lock().add(path, shown, found, write, search.needed);
                 }
@@ -505,18 +506,26 @@ impl grep_searcher::Sink for Entries<'_> {
 /// Searches one file, opened beneath the root as `read` opens it; what
 /// is not a regular file (a FIFO, a socket, a device) is passed over, as
 /// ripgrep passes it over, and so is a file that cannot be read.
-fn search_file(roots: &Roots, path: &Path, shown: &str, search: &Search, write: bool) -> Found {
+fn search_file(
+    roots: &Roots,
+    path: &Path,
+    shown: &str,
+    search: &Search,
+    worker: &mut Worker,
+    write: bool,
+) -> Found {
     let mut found = Found::default();
     let Some(opened) = roots.open_found(path) else { return found };
     if opened.kind != FileType::RegularFile {
         return found;
     }
-    let mut searcher = search.searcher.build();
+    // Lines only counted need no numbers.
+    let searcher = if write { &mut worker.numbered } else { &mut worker.plain };
     let sink = Entries { found: &mut found, shown, search, write };
     // A search error (a file that cannot be read, the heap limit) passes
     // the rest of that file over, as ripgrep does (it tells them on
     // stderr, which a model does not see).
-    let _ = searcher.search_reader(&search.matcher, LineWindow::new(opened.file), sink);
+    let _ = searcher.search_reader(&search.matcher, LineWindow::new(opened.file, &mut worker.buf), sink);
     if search.mode != GrepMode::Content && found.entries > 0 {
         found.written = 1;
         found.text = match search.mode {
@@ -526,6 +535,25 @@ fn search_file(roots: &Roots, path: &Path, shown: &str, search: &Search, write: 
         found.entries = 1;
     }
     found
+}
+
+/// What one searching thread reuses from file to file: its searchers
+/// (with line numbers, and without for lines only counted) and its read
+/// buffer.
+struct Worker {
+    numbered: grep_searcher::Searcher,
+    plain: grep_searcher::Searcher,
+    buf: Vec<u8>,
+}
+
+impl Worker {
+    fn new(search: &Search) -> Worker {
+        Worker {
+            numbered: search.searcher.build(),
+            plain: search.searcher.clone().line_number(false).build(),
+            buf: vec![0; 64 * 1024],
+        }
+    }
 }
 
 /// What the threads of a search found so far.
@@ -601,29 +629,30 @@ fn push_result(
 /// and its newline, and drops the rest of the line, so that line numbers
 /// stay true. A NUL byte in a dropped part is passed on (once per read),
 /// so that a binary file is still seen to be binary.
-struct LineWindow<R> {
+struct LineWindow<'b, R> {
     inner: R,
-    buf: Vec<u8>,
+    buf: &'b mut [u8],
     start: usize,
     end: usize,
     /// Bytes of the current line passed on so far.
     in_line: usize,
 }
 
-impl<R: Read> LineWindow<R> {
-    fn new(inner: R) -> LineWindow<R> {
-        LineWindow { inner, buf: vec![0; 64 * 1024], start: 0, end: 0, in_line: 0 }
+impl<'b, R: Read> LineWindow<'b, R> {
+    /// Reads `inner` through `buf`, which a thread reuses file after file.
+    fn new(inner: R, buf: &'b mut [u8]) -> LineWindow<'b, R> {
+        LineWindow { inner, buf, start: 0, end: 0, in_line: 0 }
     }
 }
 
-impl<R: Read> Read for LineWindow<R> {
+impl<R: Read> Read for LineWindow<'_, R> {
     /// Fills `out` as far as the file goes, as the file itself would:
     /// ripgrep decides that a file is binary on what one read gives it.
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         let mut written = 0;
         while written < out.len() {
             if self.start == self.end {
-                let n = self.inner.read(&mut self.buf)?;
+                let n = self.inner.read(self.buf)?;
                 if n == 0 {
                     break;
                 }
@@ -877,7 +906,8 @@ mod tests {
             .collect::<Vec<_>>()
             .join(&b'\n');
         for size in [1, 7, 4096, GREP_LINE_WINDOW, 3 * GREP_LINE_WINDOW] {
-            let mut window = LineWindow::new(Cursor::new(&text));
+            let mut buf = vec![0; 64 * 1024];
+            let mut window = LineWindow::new(Cursor::new(&text), &mut buf);
             let (mut got, mut buf) = (Vec::new(), vec![0; size]);
             loop {
                 let n = window.read(&mut buf).unwrap();
