@@ -395,7 +395,7 @@ struct GrepArgs {
     /// Search only files of this type, such as "rust", "py" or "js" (as `rg -t`).
     #[serde(rename = "type")]
     file_type: Option<String>,
-    /// "content" (default): matching lines; "files_with_matches": paths; "count": `path:count` per file.
+    /// `content` (default): matching lines; `files_with_matches`: paths; `count`: `path:count` per file.
     output_mode: Option<OutputMode>,
     /// Lines of context before each match (as `rg -B`; default `context`); content mode only.
     context_before: Option<u32>,
@@ -536,18 +536,15 @@ fn cap_words(config: &capout_core::Config) -> String {
 /// What a description says of the line cap and the budget of `config`.
 fn line_words(config: &capout_core::Config) -> String {
     let unit = config.unit.name();
-    let mut words = String::new();
-    if let Some(budget) = config.budget {
-        words.push_str(&format!(
+    let budget = config.budget.map(|budget| {
+        format!(
             " A page holds at most {budget} {unit} in all (whole lines only): it may end before `limit` lines, and its notice says where."
-        ));
-    }
-    if let Some(w) = config.max_line {
-        words.push_str(&format!(
-            " A line longer than {w} {unit} is cut and ends with ` ... (line truncated to {w} {unit})`."
-        ));
-    }
-    words
+        )
+    });
+    let width = config.max_line.map(|w| {
+        format!(" A line longer than {w} {unit} is cut and ends with ` ... (line truncated to {w} {unit})`.")
+    });
+    format!("{}{}", budget.unwrap_or_default(), width.unwrap_or_default())
 }
 
 /// The description of a tool, from the profiles loaded: a config file

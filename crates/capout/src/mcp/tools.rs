@@ -182,7 +182,8 @@ impl Tools {
         };
         let found = if opened.kind == FileType::RegularFile {
             let shown = self.roots.show(&opened.path).into_owned();
-            let found = search_file(&self.roots, &opened.path, &shown, &search, &mut Worker::new(&search), true);
+            let found =
+                search_file(&self.roots, &opened.path, &shown, &search, &mut Worker::new(&search), true);
             vec![(opened.path, shown, found)]
         } else {
             drop(opened.file);
@@ -272,7 +273,7 @@ impl Tools {
             .prefix("cwd-")
             .tempfile_in(&self.roots.saved)
             .map_err(|e| format!("cannot run the command: {}", super::paths::reason(&e)))?;
-        let quoted = shlex::try_quote(&cwd_file.path().to_string_lossy()).map(|q| q.into_owned());
+        let quoted = shlex::try_quote(&cwd_file.path().to_string_lossy()).map(std::borrow::Cow::into_owned);
         let quoted =
             quoted.map_err(|_| "cannot run the command: the server's folder has a NUL in its name")?;
         let wrapper = format!("trap 'pwd -P >| {quoted} 2>/dev/null' EXIT\neval \"$1\"");
@@ -571,7 +572,8 @@ impl Collected {
     /// Whether a file at `path` may be on the page: not once the files
     /// before it fill one.
     fn may_show(&self, path: &Path, needed: u64) -> bool {
-        self.page_entries < needed || self.page.last_key_value().is_some_and(|(last, _)| path < last.as_path())
+        self.page_entries < needed
+            || self.page.last_key_value().is_some_and(|(last, _)| path < last.as_path())
     }
 
     fn add(&mut self, path: PathBuf, shown: String, found: Found, written: bool, needed: u64) {
@@ -709,7 +711,14 @@ mod tests {
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     use std::sync::mpsc;
 
+    use std::fs::File;
+
     use super::super::paths::Opener;
+
+    /// `grep` with its defaults: content, no context, the profile's cap.
+    fn grep_of(tools: &Tools, pattern: &str, path: &str) -> Result<String, String> {
+        tools.grep(&GrepRequest { pattern: pattern.into(), path: path.into(), ..GrepRequest::default() })
+    }
 
     fn tools() -> (tempfile::TempDir, Tools) {
         tools_with(Opener::Auto)
@@ -816,7 +825,7 @@ mod tests {
         };
         for _ in 0..500 {
             for path in [".", "d", "d/f"] {
-                let text = match tools.grep("needle", path, None, false) {
+                let text = match grep_of(&tools, "needle", path) {
                     Ok(text) | Err(text) => text,
                 };
                 assert!(!text.contains("OUTSIDE"), "{text}");
@@ -838,7 +847,7 @@ mod tests {
         );
         let grep = Arc::clone(&tools);
         assert_eq!(
-            answers(move || grep.grep("x", "p", None, false)),
+            answers(move || grep_of(&grep, "x", "p")),
             Some(Err("'p': a FIFO (named pipe), not a regular file".into()))
         );
     }
@@ -848,7 +857,7 @@ mod tests {
         let (_dir, tools) = tools();
         let _listener = std::os::unix::net::UnixListener::bind(tools.roots.root.join("s")).unwrap();
         assert_eq!(tools.read("s", 0, None), Err("'s': a socket, not a regular file".into()));
-        assert_eq!(tools.grep("x", "s", None, false), Err("'s': a socket, not a regular file".into()));
+        assert_eq!(grep_of(&tools, "x", "s"), Err("'s': a socket, not a regular file".into()));
         assert_eq!(
             super::super::paths::not_regular("/dev/null", FileType::CharacterDevice),
             "'/dev/null': a character device, not a regular file"
@@ -862,10 +871,7 @@ mod tests {
         mkfifo(&tools.roots.root.join("p"));
         std::fs::write(tools.roots.root.join("z"), "hit\n").unwrap();
         let tools = Arc::new(tools);
-        assert_eq!(
-            answers(move || tools.grep("hit", ".", None, false)),
-            Some(Ok("a:1:hit\nz:1:hit\n".into()))
-        );
+        assert_eq!(answers(move || grep_of(&tools, "hit", ".")), Some(Ok("a:1:hit\nz:1:hit\n".into())));
     }
 
     #[test]
@@ -876,12 +882,12 @@ mod tests {
         text.extend_from_slice(b" late hit\nlast hit\n");
         std::fs::write(tools.roots.root.join("f"), &text).unwrap();
         let long = format!("f:2:{} ... (line truncated to 2000 chars)\n", "x".repeat(2000 - "f:2:".len()));
-        assert_eq!(tools.grep("hit", "f", None, false).unwrap(), "f:1:short hit\nf:3:last hit\n");
-        assert_eq!(tools.grep("^x", "f", None, false).unwrap(), long);
+        assert_eq!(grep_of(&tools, "hit", "f").unwrap(), "f:1:short hit\nf:3:last hit\n");
+        assert_eq!(grep_of(&tools, "^x", "f").unwrap(), long);
         // A NUL byte in the part not searched still makes the file binary.
         text[GREP_LINE_WINDOW * 2] = 0;
         std::fs::write(tools.roots.root.join("f"), &text).unwrap();
-        assert_eq!(tools.grep("last", ".", None, false).unwrap(), "No matches found.\n");
+        assert_eq!(grep_of(&tools, "last", ".").unwrap(), "No matches found.\n");
     }
 
     #[test]
@@ -889,7 +895,7 @@ mod tests {
         let (_dir, tools) = tools();
         std::fs::write(tools.roots.root.join("blob.bin"), b"marker\n\0marker\n").unwrap();
         std::fs::write(tools.roots.root.join("kept.txt"), b"marker\n").unwrap();
-        assert_eq!(tools.grep("marker", ".", None, false).unwrap(), "kept.txt:1:marker\n");
+        assert_eq!(grep_of(&tools, "marker", ".").unwrap(), "kept.txt:1:marker\n");
     }
 
     #[test]
@@ -949,12 +955,22 @@ mod tests {
         let (_dir, tools) = tools();
         let text = (1..=60).fold(String::new(), |text, i| text + &format!("hit {i}\n"));
         std::fs::write(tools.roots.root.join("f"), text).unwrap();
-        let got = tools.grep("hit", ".", None, false).unwrap();
+        let got = grep_of(&tools, "hit", ".").unwrap();
         assert!(got.starts_with("f:1:hit 1\nf:2:hit 2\n"), "{got}");
         assert!(got.ends_with("f:50:hit 50\n... (60 total, showing first 50)\n"), "{got}");
-        assert_eq!(tools.grep("nothing", ".", None, false).unwrap(), "No matches found.\n");
-        assert_eq!(tools.grep("HIT 7$", ".", None, true).unwrap(), "f:7:hit 7\n");
-        assert!(tools.grep("(", ".", None, false).unwrap_err().starts_with("invalid pattern"));
+        assert_eq!(grep_of(&tools, "nothing", ".").unwrap(), "No matches found.\n");
+        assert_eq!(
+            tools
+                .grep(&GrepRequest {
+                    pattern: "HIT 7$".into(),
+                    path: ".".into(),
+                    case_insensitive: true,
+                    ..GrepRequest::default()
+                })
+                .unwrap(),
+            "f:7:hit 7\n"
+        );
+        assert!(grep_of(&tools, "(", ".").unwrap_err().starts_with("invalid pattern"));
     }
 
     #[test]

@@ -461,7 +461,7 @@ fn save_dir_that_does_not_exist_is_one_error_line() {
 /// `next_offset` of the one before, give every line of the input once.
 #[test]
 fn budget_pages_rebuild_the_input() {
-    let input: String = (1..=300).map(|i| format!("{}\n", "x".repeat(i % 37))).collect();
+    let input: String = (1..=300).map(|i| "x".repeat(i % 37) + "\n").collect();
     let mut rebuilt = String::new();
     let mut offset = 0;
     let mut pages = 0;
@@ -473,17 +473,13 @@ fn budget_pages_rebuild_the_input() {
         assert!(output.chars().count() <= 400, "{output:?}");
         rebuilt.push_str(output);
         pages += 1;
-        match v["next_offset"].as_u64() {
-            Some(next) => {
-                assert_eq!(v["first"], json!(offset + 1));
-                assert_eq!(v["last"], json!(next));
-                offset = next;
-            }
-            None => {
-                assert_eq!(v["last"], json!(300));
-                break;
-            }
-        }
+        let Some(next) = v["next_offset"].as_u64() else {
+            assert_eq!(v["last"], json!(300));
+            break;
+        };
+        assert_eq!(v["first"], json!(offset + 1));
+        assert_eq!(v["last"], json!(next));
+        offset = next;
     }
     assert_eq!(rebuilt, input);
     assert!(pages > 6, "{pages} pages: the budget, not the 50 lines, ended them");
@@ -493,7 +489,7 @@ fn budget_pages_rebuild_the_input() {
 /// limits of the common harnesses, and `--json` reports it.
 #[test]
 fn profile_read_carries_a_budget() {
-    let input: String = (0..500).map(|_| format!("{}\n", "y".repeat(99))).collect();
+    let input: String = (0..500).map(|_| "y".repeat(99) + "\n").collect();
     let v = json_of(&["--profile", "read"], input.as_bytes());
     assert_eq!((&v["budget"], &v["last"], &v["next_offset"]), (&json!(8000), &json!(80), &json!(80)));
     assert_eq!(v["notice"], json!("... (truncated, showing lines 1-80 of 500, next offset 80)"));

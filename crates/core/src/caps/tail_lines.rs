@@ -223,7 +223,10 @@ impl TailLines {
             self.shaper = LineShaper::new(width, self.shaper.unit(), self.shaper.numbers());
         }
         let mut batch = Vec::new();
-        for (number, part) in (first..).zip(line_pieces(self.ring.make_contiguous())).skip(usize::try_from(dropped).unwrap_or(usize::MAX)) {
+        for (number, part) in (first..)
+            .zip(line_pieces(self.ring.make_contiguous()))
+            .skip(usize::try_from(dropped).unwrap_or(usize::MAX))
+        {
             self.shaper.piece(number, part, &mut batch)?;
             if batch.len() >= 64 * 1024 {
                 out.data(&batch)?;
