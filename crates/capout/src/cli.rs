@@ -1296,7 +1296,7 @@ mod tests {
     /// with it in `CAPOUT_OPTS` or on the command line alike.
     fn companions(id: &str) -> &'static [&'static str] {
         match id {
-            "offset" | "line_numbers" => &["-n", "5"],
+            "offset" | "line_numbers" | "budget_chars" => &["-n", "5"],
             "pattern" => &["-m", "5"],
             "fixed_strings" | "ignore_case" => &["-m", "5", "-e", "x"],
             "keep_max" => &["--keep", "x"],

@@ -935,7 +935,10 @@ mod tests {
             tools.read("f", 0, Some(2)).unwrap(),
             "     1\tline 1\n     2\tline 2\n... (truncated, showing lines 1-2 of 3, next offset 2)\n"
         );
-        assert_eq!(tools.read("f", 2, Some(2)).unwrap(), "     3\tline 3\n");
+        assert_eq!(
+            tools.read("f", 2, Some(2)).unwrap(),
+            "     3\tline 3\n... (showing lines 3-3 of 3, end of input)\n"
+        );
         assert_eq!(tools.read("f", 5, None).unwrap(), "... (offset 5 is past the end, input has 3 lines)\n");
         assert_eq!(
             tools.read(".", 0, None),
