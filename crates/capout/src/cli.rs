@@ -53,7 +53,7 @@ pub struct Args {
     #[arg(short = 'n', long, visible_alias = "limit", value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
     head_lines: Option<u64>,
 
-    /// Skip K lines before --head-lines starts
+    /// Skip K lines before --head-lines starts, or K matches before --max-matches starts
     #[arg(long, value_name = "K", allow_negative_numbers = true)]
     offset: Option<u64>,
 
@@ -97,6 +97,11 @@ pub struct Args {
     /// --max-matches; off with the char caps]
     #[arg(long, value_name = "W", allow_negative_numbers = true)]
     max_line_chars: Option<u64>,
+
+    /// With --head-lines, --tail-lines or --max-matches: keep at most N characters in all, whole
+    /// lines only
+    #[arg(long, value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
+    budget_chars: Option<u64>,
 
     /// Count bytes instead of characters
     #[arg(long)]
@@ -327,9 +332,15 @@ impl Args {
     /// Checks that each option goes with what it belongs to: its cap, a
     /// pattern, `--render`, a command or none.
     fn check_companions(&self, cap: CapSpec, runs: bool) -> Result<(), clap::Error> {
-        let named = |name: &str| matches!((name, cap), ("--head-lines", CapSpec::HeadLines { .. }));
-        if self.offset.is_some() && !named("--head-lines") {
-            return Err(usage("--offset goes with --head-lines alone".into()));
+        if self.offset.is_some() && !matches!(cap, CapSpec::HeadLines { .. } | CapSpec::MaxMatches(_)) {
+            return Err(usage("--offset goes with --head-lines or --max-matches alone".into()));
+        }
+        if self.budget_chars.is_some()
+            && !matches!(cap, CapSpec::HeadLines { .. } | CapSpec::TailLines(_) | CapSpec::MaxMatches(_))
+        {
+            return Err(usage(
+                "--budget-chars goes with --head-lines, --tail-lines or --max-matches alone".into(),
+            ));
         }
         let matches = matches!(cap, CapSpec::MaxMatches(_));
         if self.pattern.is_some() && !matches {
@@ -337,6 +348,9 @@ impl Args {
         }
         if self.fixed_strings && self.pattern.is_none() {
             return Err(usage("--fixed-strings goes with --pattern".into()));
+        }
+        if self.keep.is_some() && self.budget_chars.is_some() {
+            return Err(usage("--keep does not go with --budget-chars".into()));
         }
         if self.keep.is_some() && matches {
             return Err(usage("--keep does not go with --max-matches".into()));
@@ -412,6 +426,8 @@ impl Args {
             tokenizer,
             max_line,
             line_numbers: self.line_numbers,
+            budget: self.budget_chars,
+            match_offset: if matches!(cap, CapSpec::MaxMatches(_)) { self.offset.unwrap_or(0) } else { 0 },
             strip_ansi: self.strip_ansi,
             collapse_cr: self.collapse_cr,
             render: self.render.then(|| {
@@ -883,13 +899,18 @@ fn resolve(matches: &ArgMatches, ends: &[usize]) -> Result<Args, clap::Error> {
         let earlier = |id: &str| layer(id).is_some_and(|l| l < last);
         give_way!(args, earlier, tail_chars, head_chars, head_lines, tail_lines, max_matches);
         give_way!(args, earlier, tail_tokens, head_tokens);
-        give_way!(args, earlier, offset, pattern, fixed_strings);
+        give_way!(args, earlier, offset, pattern, fixed_strings, budget_chars);
     }
     if args.max_matches.is_some() {
         give_way!(args, default, keep, keep_max);
     }
     if !args.cap().is_ok_and(CapSpec::is_line_cap) {
         give_way!(args, default, line_numbers);
+    }
+    if !args.cap().is_ok_and(|c| {
+        matches!(c, CapSpec::HeadLines { .. } | CapSpec::TailLines(_) | CapSpec::MaxMatches(_))
+    }) {
+        give_way!(args, default, budget_chars);
     }
     if args.pattern.is_none() && args.keep.is_none() {
         give_way!(args, default, ignore_case);
@@ -1285,7 +1306,7 @@ mod tests {
     /// with it in `CAPOUT_OPTS` or on the command line alike.
     fn companions(id: &str) -> &'static [&'static str] {
         match id {
-            "offset" | "line_numbers" => &["-n", "5"],
+            "offset" | "line_numbers" | "budget_chars" => &["-n", "5"],
             "pattern" => &["-m", "5"],
             "fixed_strings" | "ignore_case" => &["-m", "5", "-e", "x"],
             "keep_max" => &["--keep", "x"],

@@ -227,8 +227,12 @@ pub struct Summary {
     /// The last unit kept (for a head+tail pair: the last one cut), when
     /// something was cut.
     pub last: Option<u64>,
-    /// The `--offset` that shows what comes next, for `--head-lines`.
+    /// The `--offset` that shows what comes next, for `--head-lines` and
+    /// `--max-matches` when something is left after the page.
     pub next_offset: Option<u64>,
+    /// Whether `first` and `last` are those of a page that a paging cap
+    /// (`--head-lines`, `--max-matches`) showed.
+    pub paged: bool,
     /// Tokens of the whole stream, for a token cap when they were
     /// counted.
     pub total_tokens: Option<u64>,
@@ -401,6 +405,7 @@ impl Capper {
         }
         let outcome = core.cap.finish(&core.totals, &mut core.route.to(out, err)).map_err(Error::Write)?;
         let truncated = matches!(outcome, Outcome::Cut(..) | Outcome::Middle(_));
+        let shown = core.cap.shown(&core.totals);
         // The saved file is put in place (or given up) now that the stream
         // has ended, before a notice names it.
         let (saved_to, save_error) = match core.saver.take().map(|s| s.finish(truncated)) {
@@ -412,13 +417,17 @@ impl Capper {
             }
         };
         // An offset past the end shows no page and cuts nothing.
-        let paged = matches!(outcome, Outcome::Cut(Kind::HeadLines, _));
+        let next = matches!(outcome, Outcome::Cut(Kind::HeadLines | Kind::Matches | Kind::MatchesPage, _));
         let (line, facts) = match outcome {
             Outcome::Whole => (None, None),
             Outcome::Middle(facts) => (None, Some(facts)),
             Outcome::Nothing(line) => (Some(line.to_owned()), None),
-            Outcome::Cut(Kind::PastEnd, facts) => (Some(core.route.render(Kind::PastEnd, &facts)), None),
-            Outcome::Cut(kind, facts) => (Some(core.route.render(kind, &facts)), Some(facts)),
+            Outcome::Cut(kind @ (Kind::PastEnd | Kind::MatchesPastEnd), facts) => {
+                (Some(core.route.render(kind, &facts)), None)
+            }
+            Outcome::Cut(kind, facts) | Outcome::Page(kind, facts) => {
+                (Some(core.route.render(kind, &facts)), Some(facts))
+            }
         };
         // A character cap's numbers speak of a total that may not have
         // been counted: then they are not told.
@@ -440,9 +449,11 @@ impl Capper {
             totals: core.totals,
             matches: core.cap.matches(&core.totals),
             omitted: facts.as_ref().map(|f| f.omitted),
-            first: facts.as_ref().map(|f| f.first),
-            last: facts.as_ref().map(|f| f.last),
-            next_offset: facts.as_ref().filter(|_| paged).map(|f| f.next_offset),
+            // A paging cap tells the page it showed, whole or not.
+            first: shown.map(|s| s.0).or(facts.as_ref().map(|f| f.first)),
+            last: shown.map(|s| s.1).or(facts.as_ref().map(|f| f.last)),
+            next_offset: facts.as_ref().filter(|_| next).map(|f| f.next_offset),
+            paged: shown.is_some(),
             total_tokens: core.cap.tokens(),
             notice,
             saved_to,
@@ -512,9 +523,14 @@ fn build_cap(config: &Config, matcher: Option<Matcher>) -> Box<dyn Cap> {
     match config.cap {
         CapSpec::TailChars(n) => Box::new(TailUnits::new(n, config.unit)),
         CapSpec::HeadChars(n) => Box::new(HeadUnits::new(n, config.unit)),
-        CapSpec::HeadLines { limit, offset } => Box::new(HeadLines::new(limit, offset, shaper())),
-        CapSpec::TailLines(n) => Box::new(TailLines::new(n, shaper())),
-        CapSpec::MaxMatches(n) => Box::new(Matches::new(n, matcher, config.limits.pattern_line, shaper())),
+        CapSpec::HeadLines { limit, offset } => {
+            Box::new(HeadLines::new(limit, offset, shaper()).with_budget(config.budget))
+        }
+        CapSpec::TailLines(n) => Box::new(TailLines::new(n, shaper()).with_budget(config.budget)),
+        CapSpec::MaxMatches(n) => Box::new(
+            Matches::new(n, matcher, config.limits.pattern_line, shaper())
+                .paged(config.match_offset, config.budget),
+        ),
         CapSpec::HeadTailLines(h, t) => Box::new(HeadTailLines::new(
             HeadLines::new(h, 0, shaper()),
             TailLines::from_line(t, h.saturating_add(1), shaper()),

@@ -136,6 +136,7 @@ fn fields(config: &Config, end: &End) -> String {
         ("truncated".to_owned(), json!(report.is_some_and(|r| r.truncated))),
         ("cap".to_owned(), json!(config.cap.name())),
         ("limit".to_owned(), limit),
+        ("budget".to_owned(), json!(config.budget)),
         ("total_bytes".to_owned(), json!(report.map(|r| r.totals.bytes()))),
         ("total_chars".to_owned(), json!(report.and_then(|r| r.totals.chars()))),
         ("total_lines".to_owned(), json!(report.and_then(|r| r.totals.lines()))),

@@ -58,7 +58,7 @@ use std::time::Duration;
 
 pub use capper::{CapWriter, Capper, Summary};
 pub use count::{Totals, Unit};
-pub use notice::{Notice, Template, TemplateError};
+pub use notice::{Notice, Template, TemplateError, binary_output, exit_status};
 pub use output::NoticeTarget;
 pub use save::{SaveError, SaveTo};
 
@@ -386,6 +386,11 @@ pub struct Config {
     pub max_line: Option<u64>,
     /// Number the kept lines.
     pub line_numbers: bool,
+    /// `--budget-chars`: the units that all a line cap keeps may take
+    /// (`--head-lines`, `--tail-lines`, `--max-matches`), whole lines only.
+    pub budget: Option<u64>,
+    /// `--offset` with `--max-matches`: matches skipped before the page.
+    pub match_offset: u64,
     /// Remove ANSI escape sequences first.
     pub strip_ansi: bool,
     /// Keep only what follows the last `\r` of each line.
@@ -455,6 +460,8 @@ impl Default for Config {
             tokenizer: Tokenizer::Estimate,
             max_line: None,
             line_numbers: false,
+            budget: None,
+            match_offset: 0,
             strip_ansi: false,
             collapse_cr: false,
             render: None,
@@ -522,15 +529,16 @@ pub struct Report {
     pub save_error: Option<SaveError>,
 }
 
-/// The numbers of the `--head-lines` notice.
+/// The page a paging cap (`--head-lines`, `--max-matches`) showed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Page {
-    /// The first line shown, 1-based.
+    /// The first line (match) shown, 1-based.
     pub first: u64,
-    /// The last line shown.
+    /// The last line (match) shown.
     pub last: u64,
-    /// The `--offset` of the next page.
-    pub next_offset: u64,
+    /// The `--offset` of the next page; `None` when the page reaches the
+    /// end.
+    pub next_offset: Option<u64>,
 }
 
 /// Why a run stopped short.
@@ -617,6 +625,12 @@ pub struct Options {
     pub max_line_chars: Option<u64>,
     /// Number the kept lines (with a line cap).
     pub line_numbers: bool,
+    /// The units that all a line cap keeps may take, whole lines only
+    /// (`--budget-chars`).
+    pub budget: Option<u64>,
+    /// Matches skipped before the page of [`CapSpec::MaxMatches`]
+    /// (`--offset`).
+    pub match_offset: u64,
     /// Remove ANSI escape sequences first.
     pub strip_ansi: bool,
     /// Keep only what follows the last `\r` of each line.
@@ -652,6 +666,8 @@ impl Default for Options {
             unit: Unit::Chars,
             max_line_chars: None,
             line_numbers: false,
+            budget: None,
+            match_offset: 0,
             strip_ansi: false,
             collapse_cr: false,
             render: None,
@@ -685,6 +701,8 @@ impl From<Options> for Config {
             unit: o.unit,
             max_line,
             line_numbers: o.line_numbers,
+            budget: o.budget,
+            match_offset: o.match_offset,
             strip_ansi: o.strip_ansi,
             collapse_cr: o.collapse_cr,
             render: o.render,
@@ -788,8 +806,10 @@ fn capped<R: Read>(
         matches: summary.matches,
         omitted: summary.omitted,
         total_tokens: summary.total_tokens,
-        page: match (summary.first, summary.last, summary.next_offset) {
-            (Some(first), Some(last), Some(next_offset)) => Some(Page { first, last, next_offset }),
+        page: match (summary.first, summary.last) {
+            (Some(first), Some(last)) if summary.paged => {
+                Some(Page { first, last, next_offset: summary.next_offset })
+            }
             _ => None,
         },
         notice: summary.notice,

@@ -28,11 +28,20 @@ pub enum Kind {
     TailLines,
     /// A head+tail pair: the line between the two parts.
     Middle,
+    /// `--head-lines` with an offset: a later page that reaches the end.
+    LastPage,
+    /// `--max-matches` with an offset: a later page with matches after it.
+    MatchesPage,
+    /// `--max-matches` with an offset: a later page that reaches the last
+    /// match.
+    MatchesLastPage,
+    /// `--max-matches` with an offset at or past the last match.
+    MatchesPastEnd,
 }
 
 impl Kind {
     /// Every kind of notice.
-    const ALL: [Kind; 7] = [
+    const ALL: [Kind; 11] = [
         Kind::TailUnits,
         Kind::HeadUnits,
         Kind::HeadLines,
@@ -40,6 +49,10 @@ impl Kind {
         Kind::Matches,
         Kind::TailLines,
         Kind::Middle,
+        Kind::LastPage,
+        Kind::MatchesPage,
+        Kind::MatchesLastPage,
+        Kind::MatchesPastEnd,
     ];
 
     fn default_template(self) -> &'static str {
@@ -55,6 +68,12 @@ impl Kind {
             Kind::Matches => "... ({total} total, showing first {shown}{full_output})",
             Kind::TailLines => "... (truncated, showing last {shown} lines{full_output})",
             Kind::Middle => "... (truncated, omitted {omitted} {unit}{full_output}) ...",
+            Kind::LastPage => "... (showing lines {first}-{last} of {total}, end of input{full_output})",
+            Kind::MatchesPage => {
+                "... ({total} total, showing {first}-{last}, next offset {next_offset}{full_output})"
+            }
+            Kind::MatchesLastPage => "... ({total} total, showing {first}-{last}, end of input{full_output})",
+            Kind::MatchesPastEnd => "... (offset {next_offset} is past the end, {total} total{full_output})",
         }
     }
 }
@@ -299,6 +318,24 @@ pub fn interrupted(name: &str) -> String {
     format!("... (interrupted by {name})")
 }
 
+/// The last line of an MCP `bash` call whose command did not exit 0;
+/// `signal` names the signal that killed it, as `SIGKILL`.
+pub fn exit_status(code: i32, signal: Option<&str>) -> String {
+    match signal {
+        Some(name) => format!("(exit status {code}, killed by {name})"),
+        None => format!("(exit status {code})"),
+    }
+}
+
+/// The one line an MCP `bash` call shows in place of output that is not
+/// text: `bytes` of it, saved in `saved`.
+pub fn binary_output(bytes: u64, saved: Option<&str>) -> String {
+    match saved {
+        Some(path) => format!("(binary output, {bytes} bytes: not shown; full output: {path})"),
+        None => format!("(binary output, {bytes} bytes: not shown)"),
+    }
+}
+
 /// The live line of `--progress`.
 pub fn progress(mib: f64, lines: u64, mib_per_second: f64) -> String {
     format!("capout: {mib:.1} MiB, {lines} lines read ({mib_per_second:.1} MiB/s)")
@@ -352,6 +389,22 @@ mod tests {
         assert_eq!(
             cap_notice(Kind::Middle, &f, None, Some("/tmp/x.log")),
             "... (truncated, omitted 734 lines; full output: /tmp/x.log) ..."
+        );
+        assert_eq!(
+            cap_notice(Kind::LastPage, &f, None, None),
+            "... (showing lines 1001-1500 of 1234, end of input)"
+        );
+        assert_eq!(
+            cap_notice(Kind::MatchesPage, &f, None, None),
+            "... (1234 total, showing 1001-1500, next offset 1500)"
+        );
+        assert_eq!(
+            cap_notice(Kind::MatchesLastPage, &f, None, None),
+            "... (1234 total, showing 1001-1500, end of input)"
+        );
+        assert_eq!(
+            cap_notice(Kind::MatchesPastEnd, &f, None, None),
+            "... (offset 1500 is past the end, 1234 total)"
         );
     }
 

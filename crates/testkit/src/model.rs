@@ -109,13 +109,18 @@ fn split_ending(line: &[u8]) -> (&[u8], &[u8]) {
 
 /// One line as the line caps write it.
 fn shape_line(line: &[u8], number: usize, config: &Config) -> Vec<u8> {
+    shape_at(line, number, config, config.max_line)
+}
+
+/// One line as a line cap of width `max_line` writes it.
+fn shape_at(line: &[u8], number: usize, config: &Config, max_line: Option<u64>) -> Vec<u8> {
     let mut out = Vec::new();
     if config.line_numbers {
         out.extend_from_slice(format!("{number:>6}\t").as_bytes());
     }
     let (body, ending) = split_ending(line);
     let body_units = units(body, config.unit);
-    match config.max_line {
+    match max_line {
         Some(w) if body_units.len() as u64 > w => {
             out.extend_from_slice(&body[..body_units[w as usize - 1].1]);
             out.extend_from_slice(
@@ -126,6 +131,50 @@ fn shape_line(line: &[u8], number: usize, config: &Config) -> Vec<u8> {
     }
     out.extend_from_slice(ending);
     out
+}
+
+/// The lines `picked` (indices into `lines`, in order) that a budget of
+/// `--budget-chars` keeps: from the first on for a head cap, whole lines
+/// while they fit, the first always (cut at the budget); the last that
+/// fit for a tail cap. Returns the output and how many lines it holds.
+fn budgeted(lines: &[&[u8]], picked: &[usize], config: &Config, tail: bool) -> (Vec<u8>, usize) {
+    let shaped = |i: usize| shape_line(lines[i], i + 1, config);
+    let Some(budget) = config.budget else {
+        return (picked.iter().flat_map(|&i| shaped(i)).collect(), picked.len());
+    };
+    let cut_width = Some(config.max_line.map_or(budget, |w| w.min(budget)));
+    let count = |bytes: &[u8]| units(bytes, config.unit).len() as u64;
+    if picked.is_empty() {
+        return (Vec::new(), 0);
+    }
+    if tail {
+        let mut start = 0;
+        let mut total: u64 = picked.iter().map(|&i| count(&shaped(i))).sum();
+        while total > budget && start + 1 < picked.len() {
+            total -= count(&shaped(picked[start]));
+            start += 1;
+        }
+        if total > budget {
+            let i = picked[start];
+            return (shape_at(lines[i], i + 1, config, cut_width), 1);
+        }
+        return (picked[start..].iter().flat_map(|&i| shaped(i)).collect(), picked.len() - start);
+    }
+    let first = shape_at(lines[picked[0]], picked[0] + 1, config, cut_width);
+    let mut left = budget.saturating_sub(count(&first));
+    let mut out = first;
+    let mut kept = 1;
+    for &i in &picked[1..] {
+        let line = shaped(i);
+        let n = count(&line);
+        if n > left {
+            break;
+        }
+        left -= n;
+        out.extend_from_slice(&line);
+        kept += 1;
+    }
+    (out, kept)
 }
 
 fn with_notice(mut out: Vec<u8>, notice: Option<String>) -> Vec<u8> {
@@ -390,25 +439,31 @@ pub fn model(input: &[u8], config: &Config) -> Vec<u8> {
                 (Vec::new(), Some(notice), None)
             } else {
                 let b = k.saturating_add(n).min(total_lines);
+                let (out, kept) = budgeted(&lines, &(k..b).collect::<Vec<_>>(), config, false);
+                let b = k + kept;
                 let cut = b < total_lines;
-                let notice = cut.then(|| {
-                    format!("... (truncated, showing lines {}-{b} of {total_lines}, next offset {b})", k + 1)
-                });
-                (window(k, b), notice, cut.then_some(Region { after_line: b, ..Region::ALL }))
+                let notice = if cut {
+                    Some(format!(
+                        "... (truncated, showing lines {}-{b} of {total_lines}, next offset {b})",
+                        k + 1
+                    ))
+                } else {
+                    (k > 0)
+                        .then(|| format!("... (showing lines {}-{b} of {total_lines}, end of input)", k + 1))
+                };
+                (out, notice, cut.then_some(Region { after_line: b, ..Region::ALL }))
             }
         }
         CapSpec::TailLines(n) => {
             let n = n as usize;
-            if total_lines <= n {
-                (window(0, total_lines), None, None)
+            let first = total_lines.saturating_sub(n);
+            let (out, kept) = budgeted(&lines, &(first..total_lines).collect::<Vec<_>>(), config, true);
+            if kept == total_lines {
+                (out, None, None)
             } else {
-                let first = total_lines - n;
-                let notice = format!("... (truncated, showing last {n} lines)");
-                (
-                    window(first, total_lines),
-                    Some(notice),
-                    Some(Region { before_line: first + 1, ..Region::ALL }),
-                )
+                let first = total_lines - kept;
+                let notice = format!("... (truncated, showing last {kept} lines)");
+                (out, Some(notice), Some(Region { before_line: first + 1, ..Region::ALL }))
             }
         }
         CapSpec::HeadTailLines(h, t) => {
@@ -436,8 +491,22 @@ pub fn model(input: &[u8], config: &Config) -> Vec<u8> {
             if hits.is_empty() {
                 return with_notice(Vec::new(), Some("No matches found.".into()));
             }
-            let out = hits.iter().take(n).flat_map(|&i| shaped(i)).collect();
-            let notice = (hits.len() > n).then(|| format!("... ({} total, showing first {n})", hits.len()));
+            let (k, total) = (config.match_offset as usize, hits.len());
+            if k >= total {
+                return with_notice(
+                    Vec::new(),
+                    Some(format!("... (offset {k} is past the end, {total} total)")),
+                );
+            }
+            let page = &hits[k..total.min(k.saturating_add(n))];
+            let (out, kept) = budgeted(&lines, page, config, false);
+            let b = k + kept;
+            let notice = match (k, b < total) {
+                (0, true) => Some(format!("... ({total} total, showing first {kept})")),
+                (0, false) => None,
+                (_, true) => Some(format!("... ({total} total, showing {}-{b}, next offset {b})", k + 1)),
+                (_, false) => Some(format!("... ({total} total, showing {}-{b}, end of input)", k + 1)),
+            };
             (out, notice, None)
         }
     };
@@ -525,7 +594,9 @@ pub fn random_config(rng: &mut Rng) -> Config {
         let (text, fixed) = PATTERNS[rng.below(PATTERNS.len() as u64) as usize];
         capout_core::Pattern { text: text.into(), fixed }
     });
-    let keep = (!matches && rng.below(2) == 0).then(|| {
+    let budgets = matches!(cap, CapSpec::HeadLines { .. } | CapSpec::TailLines(_) | CapSpec::MaxMatches(_));
+    let budget = (budgets && rng.below(2) == 0).then(|| 1 + rng.below(30));
+    let keep = (!matches && budget.is_none() && rng.below(2) == 0).then(|| {
         const KEEP: &[&str] = &["a", "^x", "\u{20ac}", "b$"];
         capout_core::Keep { pattern: KEEP[rng.below(KEEP.len() as u64) as usize].into(), max: rng.below(4) }
     });
@@ -535,6 +606,8 @@ pub fn random_config(rng: &mut Rng) -> Config {
         unit: if rng.below(4) == 0 { Unit::Bytes } else { Unit::Chars },
         max_line: if rng.below(2) == 0 { Some(1 + rng.below(6)) } else { None },
         line_numbers: counts_lines(cap) && rng.below(3) == 0,
+        budget,
+        match_offset: if matches { rng.below(4) } else { 0 },
         strip_ansi: rng.below(3) == 0,
         collapse_cr: rng.below(3) == 0,
         keep,

@@ -94,11 +94,16 @@ fn start(root: &Path) -> Result<ExitCode, String> {
         .enable_time()
         .build()
         .map_err(|e| format!("cannot start the runtime: {e}"))?;
+    let mut tool_router = Server::tool_router();
+    // Each description states the caps of the profiles actually loaded.
+    for route in tool_router.map.values_mut() {
+        route.attr.description = Some(describe(&route.attr.name, &tools).into());
+    }
     let server = Server {
         tools: Arc::new(tools),
         calls: Arc::clone(&calls),
         saved: Arc::new(Saved { dir: saved_path, max: saved_max, files: Mutex::default() }),
-        tool_router: Server::tool_router(),
+        tool_router,
     };
     let at_end = Arc::new(tokio::sync::Notify::new());
     let input = Input {
@@ -359,9 +364,24 @@ struct ReadArgs {
     /// The file to read: relative to the server's root, or a path that a bash notice named.
     path: String,
     /// Lines to skip before the first one shown (default 0). To page on, pass the `next offset` of the notice.
+    #[schemars(range(min = 0))]
     offset: Option<u64>,
-    /// The most lines to show (default 500).
+    /// The most lines to show (default: the read profile's cap, given in the tool's description).
+    #[schemars(range(min = 1))]
     limit: Option<u64>,
+}
+
+/// What `grep` prints.
+#[derive(Debug, Default, Clone, Copy, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum OutputMode {
+    /// Matching lines as `path:line:text` (`rg -n`).
+    #[default]
+    Content,
+    /// The paths of the files with a match, one a line (`rg -l`).
+    FilesWithMatches,
+    /// `path:count` for each file with a match (`rg -c`).
+    Count,
 }
 
 /// The arguments of `grep`.
@@ -373,16 +393,36 @@ struct GrepArgs {
     path: Option<String>,
     /// Search only files whose names match this glob, such as "*.rs" or "src/**/*.py" (as `rg -g`).
     glob: Option<String>,
+    /// Search only files of this type, such as "rust", "py" or "js" (as `rg -t`).
+    #[serde(rename = "type")]
+    file_type: Option<String>,
+    /// `content` (default): matching lines; `files_with_matches`: paths; `count`: `path:count` per file.
+    output_mode: Option<OutputMode>,
+    /// Lines of context before each match (as `rg -B`; default `context`); content mode only.
+    context_before: Option<u32>,
+    /// Lines of context after each match (as `rg -A`; default `context`); content mode only.
+    context_after: Option<u32>,
+    /// Lines of context before and after each match (as `rg -C`); content mode only.
+    context: Option<u32>,
     /// Match without regard to case (default false).
     case_insensitive: Option<bool>,
+    /// Let a match span lines, `.` still not matching a newline (as `rg -U`; default false).
+    multiline: Option<bool>,
+    /// Output lines to skip before the first one shown (default 0). To page on, pass the `next offset` of the notice.
+    #[schemars(range(min = 0))]
+    offset: Option<u64>,
+    /// The most output lines to show (default: the grep profile's cap, given in the tool's description).
+    #[schemars(range(min = 1))]
+    limit: Option<u64>,
 }
 
 /// The arguments of `bash`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 struct BashArgs {
-    /// The command, run as `sh -c COMMAND` in the server's root, stdout and stderr joined.
+    /// The command, run as `sh -c COMMAND` where the last command ended (at first the server's root), stdout and stderr joined.
     command: String,
     /// Seconds before the command is stopped (SIGTERM, then SIGKILL 5 s later); default 120.
+    #[schemars(range(min = 1))]
     timeout: Option<u64>,
 }
 
@@ -391,31 +431,37 @@ const BASH_TIMEOUT: u64 = 120;
 
 #[tool_router]
 impl Server {
-    #[tool(
-        description = "Read a text file: its lines, each numbered as `cat -n` numbers them (6-wide number, a tab, the line). At most `limit` lines (default 500) are shown, starting after `offset`. When more follow, the last line is a notice `... (truncated, showing lines A-B of T, next offset B)`: call read again with offset B to see the next lines. `... (offset K is past the end, input has T lines)` means the file has T lines. A line longer than 2000 characters is cut and ends with ` ... (line truncated to 2000 chars)`. An empty file reads `(no output)`; a binary file is not shown. A folder, a missing file or a path outside the root is an error.",
-        annotations(read_only_hint = true)
-    )]
+    #[tool(description = "Read a text file.", annotations(read_only_hint = true))]
     async fn read(&self, Parameters(args): Parameters<ReadArgs>) -> Result<CallToolResult, ErrorData> {
         let tools = Arc::clone(&self.tools);
         blocking(move || tools.read(&args.path, args.offset.unwrap_or(0), args.limit)).await
     }
 
-    #[tool(
-        description = "Search file contents with a regular expression, as ripgrep does: folders are walked, files that .gitignore ignores, hidden files and binary files are skipped. Each matching line is `path:line:text`, paths relative to the server's root. At most 50 matching lines are shown; when there are more, the last line says `... (T total, showing first 50)`: T is the exact number of matching lines, so narrow the pattern, the path or the glob to see the rest. No match reads `No matches found.`. A line longer than 2000 characters is cut and ends with ` ... (line truncated to 2000 chars)`.",
-        annotations(read_only_hint = true)
-    )]
+    #[tool(description = "Search file contents.", annotations(read_only_hint = true))]
     async fn grep(&self, Parameters(args): Parameters<GrepArgs>) -> Result<CallToolResult, ErrorData> {
         let tools = Arc::clone(&self.tools);
-        blocking(move || {
-            let path = args.path.as_deref().unwrap_or(".");
-            tools.grep(&args.pattern, path, args.glob.as_deref(), args.case_insensitive.unwrap_or(false))
-        })
-        .await
+        let context = args.context.unwrap_or(0) as usize;
+        let request = tools::GrepRequest {
+            pattern: args.pattern,
+            path: args.path.unwrap_or_else(|| ".".into()),
+            glob: args.glob,
+            file_type: args.file_type,
+            mode: match args.output_mode.unwrap_or_default() {
+                OutputMode::Content => tools::GrepMode::Content,
+                OutputMode::FilesWithMatches => tools::GrepMode::FilesWithMatches,
+                OutputMode::Count => tools::GrepMode::Count,
+            },
+            before: args.context_before.map_or(context, |n| n as usize),
+            after: args.context_after.map_or(context, |n| n as usize),
+            case_insensitive: args.case_insensitive.unwrap_or(false),
+            multiline: args.multiline.unwrap_or(false),
+            offset: args.offset.unwrap_or(0),
+            limit: args.limit,
+        };
+        blocking(move || tools.grep(&request)).await
     }
 
-    #[tool(
-        description = "Run a shell command (`sh -c COMMAND`) in the server's root, with stdout and stderr joined in the order written and no stdin. Only the last 5000 characters of its output are shown; when more was written, a notice follows: `... (truncated, showing last 5000 chars; full output: PATH)`: the whole output is saved in PATH, which the read tool pages (its notice gives the next offset) and grep searches. A command still running after `timeout` seconds (default 120) is stopped, and `... (command timed out after Ns)` says so. When the command's exit status is not 0, the last line is `(exit status N)` (124 after a timeout, 128+N when killed by signal N). No output at all reads `(no output)`. Nothing the command starts outlives the call: when it ends (or is cancelled), background jobs, even those started with `&`, `nohup` or `setsid`, are ended (SIGTERM, then SIGKILL 2 s later); run a long job in the foreground with a larger timeout instead. Saved outputs take at most 1 GiB in all: the oldest are removed first."
-    )]
+    #[tool(description = "Run a shell command.")]
     async fn bash(
         &self,
         Parameters(args): Parameters<BashArgs>,
@@ -467,6 +513,67 @@ impl ServerHandler for Server {
                  shell command. Every output is capped and ends with a notice that says what was cut and \
                  how to get more.",
             )
+    }
+}
+
+/// The words of a cap as a description tells them: "the first 500 lines".
+fn cap_words(config: &capout_core::Config) -> String {
+    use capout_core::CapSpec;
+    let unit = config.unit.name();
+    match config.cap {
+        CapSpec::TailChars(n) => format!("the last {n} {unit}"),
+        CapSpec::HeadChars(n) => format!("the first {n} {unit}"),
+        CapSpec::HeadLines { limit, .. } => format!("the first {limit} lines"),
+        CapSpec::TailLines(n) => format!("the last {n} lines"),
+        CapSpec::MaxMatches(n) => format!("the first {n} lines"),
+        CapSpec::HeadTailLines(h, t) => format!("the first {h} and the last {t} lines"),
+        CapSpec::HeadTailChars(h, t) => format!("the first {h} and the last {t} {unit}"),
+        CapSpec::TailTokens(n) => format!("the last {n} tokens"),
+        CapSpec::HeadTokens(n) => format!("the first {n} tokens"),
+        CapSpec::HeadTailTokens(h, t) => format!("the first {h} and the last {t} tokens"),
+    }
+}
+
+/// What a description says of the line cap and the budget of `config`.
+fn line_words(config: &capout_core::Config) -> String {
+    let unit = config.unit.name();
+    let budget = config.budget.map(|budget| {
+        format!(
+            " A page holds at most {budget} {unit} in all (whole lines only): it may end before `limit` lines, and its notice says where."
+        )
+    });
+    let width = config.max_line.map(|w| {
+        format!(" A line longer than {w} {unit} is cut and ends with ` ... (line truncated to {w} {unit})`.")
+    });
+    format!("{}{}", budget.unwrap_or_default(), width.unwrap_or_default())
+}
+
+/// The description of a tool, from the profiles loaded: a config file
+/// that retunes a cap changes what the model is told.
+fn describe(name: &str, tools: &Tools) -> String {
+    let (read, grep, bash) = tools.profiles();
+    match name {
+        "read" => format!(
+            "Read a text file: its lines, each numbered as `cat -n` numbers them (6-wide number, a tab, the line). Shown: {}, starting after `offset` (`limit` sets how many lines).{} When more follow, the last line is a notice `... (truncated, showing lines A-B of T, next offset B)`: call read again with offset B to see the next lines. A page after the first that reaches the end says `... (showing lines A-B of T, end of input)`; `... (offset K is past the end, input has T lines)` means the file has T lines. An empty file reads `(no output)`; a binary file is not shown. A folder, a missing file or a path outside the root is an error.",
+            cap_words(read),
+            line_words(read)
+        ),
+        "grep" => format!(
+            "Search file contents with a regular expression, in parallel, as ripgrep does (`rg -n --sort path`): folders are walked, files that .gitignore ignores, hidden files and binary files are skipped; `glob` and `type` narrow the files. output_mode \"content\" (default) gives each matching line as `path:line:text` (context lines from `context_before`/`context_after`/`context` as `path-line-text`, groups apart with `--`), \"files_with_matches\" the paths, \"count\" `path:count`; paths relative to the server's root. Each line of output is one entry. Shown: {} (`limit` sets how many), after `offset`; when there are more, the last line says `... (T total, showing first N)`, and a later page `... (T total, showing A-B, next offset B)` or `... (T total, showing A-B, end of input)`: T is the exact number, and offset B shows the next page. No match reads `No matches found.`.{}",
+            cap_words(grep),
+            line_words(grep)
+        ),
+        _ => format!(
+            "Run a shell command (`sh -c COMMAND`), with stdout and stderr joined in the order written and no stdin. The working directory persists from call to call (a `cd` holds for the next call, the environment does not); the first call starts in the server's root. Shown: {} of the output{}; when more was written, a notice follows: `... (truncated, showing last N chars; full output: PATH)`: the whole output is saved in PATH, which the read tool pages (its notice gives the next offset) and grep searches. Output that is not text is replaced by `(binary output, N bytes: not shown; full output: PATH)`. A command still running after `timeout` seconds (default 120) is stopped, and `... (command timed out after Ns)` says so. When the command's exit status is not 0, the last line is `(exit status N)` (124 after a timeout), or `(exit status N, killed by SIGNAME)` when a signal killed it. No output at all reads `(no output)`. Nothing the command starts outlives the call: when it ends (or is cancelled), background jobs, even those started with `&`, `nohup` or `setsid`, are ended (SIGTERM, then SIGKILL 2 s later); run a long job in the foreground with a larger timeout instead. Saved outputs take at most 1 GiB in all: the oldest are removed first.",
+            cap_words(bash),
+            match (bash.strip_ansi, bash.collapse_cr) {
+                (true, true) =>
+                    ", ANSI escape sequences removed and progress frames (`\\r`) collapsed to what a terminal shows",
+                (true, false) => ", ANSI escape sequences removed",
+                (false, true) => ", progress frames (`\\r`) collapsed to what a terminal shows",
+                (false, false) => "",
+            }
+        ),
     }
 }
 

@@ -3,16 +3,18 @@
 //! own engine, so its notices are the CLI's to the letter.
 
 use std::ffi::OsString;
-use std::fs::File;
 use std::io::{self, Cursor, Read, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use capout_core::{CapSpec, Capper, CommandSpec, Config, NoticeTarget, Options, SaveTo, Timeout};
 use grep_regex::RegexMatcherBuilder;
-use grep_searcher::{BinaryDetection, SearcherBuilder, sinks};
+use grep_searcher::{BinaryDetection, SearcherBuilder};
 use ignore::WalkBuilder;
 use ignore::overrides::OverrideBuilder;
+use ignore::types::TypesBuilder;
 
 use rustix::fs::FileType;
 
@@ -46,6 +48,11 @@ pub struct Tools {
     read: Config,
     grep: Config,
     bash: Config,
+    /// Where the next `bash` command starts: where the last one ended,
+    /// at first the root. The session's alone: one server serves one.
+    cwd: Arc<std::sync::Mutex<PathBuf>>,
+    /// Output of `bash` that is not text is replaced by one line.
+    bash_binary: bool,
 }
 
 impl Tools {
@@ -62,7 +69,26 @@ impl Tools {
                 ..config
             })
         };
-        Ok(Tools { roots, read: plain("read")?, grep: plain("grep")?, bash: plain("bash")? })
+        let cwd = Arc::new(std::sync::Mutex::new(roots.root.clone()));
+        Ok(Tools {
+            roots,
+            read: plain("read")?,
+            grep: plain("grep")?,
+            bash: plain("bash")?,
+            cwd,
+            bash_binary: true,
+        })
+    }
+
+    /// The configs of the profiles `read`, `grep` and `bash`, as loaded:
+    /// the tools' descriptions state their caps.
+    pub fn profiles(&self) -> (&Config, &Config, &Config) {
+        (&self.read, &self.grep, &self.bash)
+    }
+
+    /// Where the next `bash` command starts.
+    pub fn cwd(&self) -> PathBuf {
+        self.cwd.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
     /// The number of lines `read` shows when no limit is given.
@@ -112,99 +138,123 @@ impl Tools {
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 
-    /// `grep`: the lines that match `pattern` in the files under `path`
-    /// (ripgrep's walk: `.gitignore` and hidden files skipped, binary
-    /// files left at their first NUL byte), as `path:line:text`, capped
-    /// as the profile `grep` says.
-    pub fn grep(
-        &self,
-        pattern: &str,
-        path: &str,
-        glob: Option<&str>,
-        case_insensitive: bool,
-    ) -> Result<String, String> {
-        let opened = self.roots.open(path)?;
+    /// `grep`: what `rg -n --sort path` prints for `request` in the files
+    /// under its path (ripgrep's walk: `.gitignore` and hidden files
+    /// skipped, binary files passed over), searched in parallel, each line
+    /// one entry, capped and paged as the profile `grep` says.
+    pub fn grep(&self, request: &GrepRequest) -> Result<String, String> {
+        let opened = self.roots.open(&request.path)?;
         if !matches!(opened.kind, FileType::RegularFile | FileType::Directory) {
-            return Err(not_regular(path, opened.kind));
+            return Err(not_regular(&request.path, opened.kind));
         }
-        let matcher = RegexMatcherBuilder::new()
-            .case_insensitive(case_insensitive)
-            .build(pattern)
-            .map_err(|e| format!("invalid pattern: {e}"))?;
-        let mut searcher = SearcherBuilder::new()
+        let limit = match (request.limit, self.grep.cap) {
+            (Some(0), _) => return Err("limit must be at least 1".into()),
+            (Some(n), _) | (None, CapSpec::MaxMatches(n)) => n,
+            (None, _) => 50,
+        };
+        let mut builder = RegexMatcherBuilder::new();
+        // As ripgrep builds it: `^` and `$` are line anchors, and a match
+        // spans lines only with `multiline`.
+        builder.case_insensitive(request.case_insensitive).multi_line(true);
+        if !request.multiline {
+            builder.line_terminator(Some(b'\n'));
+        }
+        let matcher = builder.build(&request.pattern).map_err(|e| format!("invalid pattern: {e}"))?;
+        let mut searcher = SearcherBuilder::new();
+        searcher
             .line_number(true)
+            .multi_line(request.multiline)
             .binary_detection(BinaryDetection::quit(0))
             .heap_limit(Some(GREP_HEAP_LIMIT))
-            .build();
-        let mut capper = Capper::new(options(&self.grep)).map_err(|e| e.to_string())?;
-        let mut out = Vec::new();
-        let mut line = Vec::new();
-        let mut failed: Option<io::Error> = None;
-        let mut search = |file: File, shown: &str| {
-            // A search error (a file that cannot be read, the heap limit)
-            // passes the rest of that file over, as ripgrep passes it over
-            // (it tells them on stderr, which a model does not see).
-            let _ = searcher.search_reader(
-                &matcher,
-                LineWindow::new(file),
-                sinks::Bytes(|number, text| {
-                    line.clear();
-                    let text = text.strip_suffix(b"\n").unwrap_or(text);
-                    let text = text.strip_suffix(b"\r").unwrap_or(text);
-                    let _ = write!(line, "{shown}:{number}:");
-                    line.extend_from_slice(text);
-                    line.push(b'\n');
-                    match capper.push(&line, &mut out) {
-                        Ok(()) => Ok(true),
-                        Err(e) => {
-                            failed = Some(io::Error::other(e.to_string()));
-                            Ok(false)
-                        }
-                    }
-                }),
-            );
-            failed.is_none()
+            .before_context(request.before)
+            .after_context(request.after);
+        let mut options = options(&Config { cap: CapSpec::MaxMatches(limit), ..self.grep.clone() });
+        options.match_offset = request.offset;
+        let width = self.grep.max_line.map(|w| self.grep.unit.max_bytes(w).saturating_add(8));
+        let search = Search {
+            matcher,
+            searcher,
+            mode: request.mode,
+            context: request.before > 0 || request.after > 0,
+            // A file's own entries past the end of the page are only counted.
+            needed: request.offset.saturating_add(limit),
+            width: width.and_then(|w| usize::try_from(w).ok()),
         };
-        if opened.kind == FileType::RegularFile {
+        let found = if opened.kind == FileType::RegularFile {
             let shown = self.roots.show(&opened.path).into_owned();
-            search(opened.file, &shown);
+            let found =
+                search_file(&self.roots, &opened.path, &shown, &search, &mut Worker::new(&search), true);
+            vec![(opened.path, shown, found)]
         } else {
             drop(opened.file);
-            let mut walk = WalkBuilder::new(&opened.path);
-            walk.sort_by_file_name(std::cmp::Ord::cmp);
-            if let Some(glob) = glob {
-                let mut overrides = OverrideBuilder::new(&opened.path);
-                overrides.add(glob).map_err(|e| format!("invalid glob: {e}"))?;
-                walk.overrides(overrides.build().map_err(|e| format!("invalid glob: {e}"))?);
-            }
-            // The walk only names the files: each is opened beneath the
-            // root as `read` opens it, and what is not a regular file
-            // (a FIFO, a socket, a device) is passed over, as ripgrep does.
-            for entry in walk.build().flatten() {
-                if !entry.file_type().is_some_and(|t| t.is_file()) {
-                    continue;
-                }
-                let Some(found) = self.roots.open_found(entry.path()) else { continue };
-                if found.kind != FileType::RegularFile {
-                    continue;
-                }
-                let shown = self.roots.show(entry.path()).into_owned();
-                if !search(found.file, &shown) {
-                    break;
-                }
-            }
-        }
-        if let Some(e) = failed {
-            return Err(e.to_string());
+            self.search_tree(&opened.path, request, &search)?
+        };
+        let mut capper = Capper::new(options).map_err(|e| e.to_string())?;
+        let mut out = Vec::new();
+        for (i, (_, _, found)) in found.iter().enumerate() {
+            push_result(&mut capper, &mut out, &search, found, i == 0)?;
         }
         capper.finish(&mut out).map_err(|e| e.to_string())?;
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 
-    /// `bash`: `sh -c COMMAND` in the root, through capout's command
-    /// mode, capped as the profile `bash` says, the whole output saved in
-    /// the server's folder when something was cut, and `(exit status N)`
-    /// when N is not 0.
+    /// Searches the files under `dir` that ripgrep would search, walking
+    /// and searching in parallel as ripgrep does, and gives what each file
+    /// with entries found, in the order of `rg --sort path`. Only the files
+    /// that the page may need keep their text: once the files found so far
+    /// fill a page, a file after the last of them in path order is only
+    /// counted, and one that a file found later pushes off the page drops
+    /// its text.
+    fn search_tree(
+        &self,
+        dir: &Path,
+        request: &GrepRequest,
+        search: &Search,
+    ) -> Result<Vec<(PathBuf, String, Found)>, String> {
+        let mut walk = WalkBuilder::new(dir);
+        if let Some(glob) = &request.glob {
+            let mut overrides = OverrideBuilder::new(dir);
+            overrides.add(glob).map_err(|e| format!("invalid glob: {e}"))?;
+            walk.overrides(overrides.build().map_err(|e| format!("invalid glob: {e}"))?);
+        }
+        if let Some(kind) = &request.file_type {
+            let mut types = TypesBuilder::new();
+            types.add_defaults();
+            types.select(kind);
+            walk.types(types.build().map_err(|e| format!("invalid type: {e}"))?);
+        }
+        let collected = std::sync::Mutex::new(Collected::default());
+        let lock = || collected.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        walk.build_parallel().run(|| {
+            let mut worker = Worker::new(search);
+            Box::new(move |entry| {
+                let Ok(entry) = entry else { return ignore::WalkState::Continue };
+                if !entry.file_type().is_some_and(|t| t.is_file()) {
+                    return ignore::WalkState::Continue;
+                }
+                let path = entry.into_path();
+                let write = lock().may_show(&path, search.needed);
+                let shown = self.roots.show(&path).into_owned();
+                let found = search_file(&self.roots, &path, &shown, search, &mut worker, write);
+                if found.entries > 0 {
+                    lock().add(path, shown, found, write, search.needed);
+                }
+                ignore::WalkState::Continue
+            })
+        });
+        let collected = collected.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut all = collected.counted;
+        all.extend(collected.page.into_iter().map(|(path, (shown, found))| (path, shown, found)));
+        // Path order as `rg --sort path` gives it: component by component.
+        all.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        Ok(all)
+    }
+
+    /// `bash`: `sh -c COMMAND` where the last command of the session
+    /// ended (at first the root), through capout's command mode, capped
+    /// as the profile `bash` says, the whole output saved in the server's
+    /// folder when something was cut, and `(exit status N)` when N is not
+    /// 0. Output that is not text is replaced by one line that says so.
     /// `env` is added to the command's environment; `stop` ends it early.
     pub fn bash(
         &self,
@@ -216,9 +266,28 @@ impl Tools {
         if timeout == 0 {
             return Err("timeout must be at least 1 second".into());
         }
+        // The shell writes where it ended into a file of the server's own
+        // folder (0700) on its way out, even through `exit N`; the command
+        // itself runs by `eval`, so that its text is never parsed twice.
+        let cwd_file = tempfile::Builder::new()
+            .prefix("cwd-")
+            .tempfile_in(&self.roots.saved)
+            .map_err(|e| format!("cannot run the command: {}", super::paths::reason(&e)))?;
+        let quoted = shlex::try_quote(&cwd_file.path().to_string_lossy()).map(std::borrow::Cow::into_owned);
+        let quoted =
+            quoted.map_err(|_| "cannot run the command: the server's folder has a NUL in its name")?;
+        let wrapper = format!("trap 'pwd -P >| {quoted} 2>/dev/null' EXIT\neval \"$1\"");
+        let start = self.cwd();
+        // A folder removed since: start at the root again.
+        let start = if start.is_dir() { start } else { self.roots.root.clone() };
         let spec = CommandSpec {
             program: OsString::from("sh"),
-            args: vec![OsString::from("-c"), OsString::from(script)],
+            args: vec![
+                OsString::from("-c"),
+                OsString::from(wrapper),
+                OsString::from("sh"),
+                OsString::from(script),
+            ],
             timeout: Some(Timeout {
                 after: Duration::from_secs(timeout),
                 label: format!("{timeout}s"),
@@ -231,48 +300,361 @@ impl Tools {
             command: Some(spec),
             ..self.bash.clone()
         };
-        let place = Place { dir: Some(self.roots.root.clone()), no_stdin: true, env, stop };
+        let place = Place { dir: Some(start), no_stdin: true, env, stop };
         let mut out = Vec::new();
         let finished =
             command::run_in(&config, &place, &mut out, &mut io::sink()).map_err(|e| e.to_string())?;
-        if let Some(e) = finished.report.and_then(|r| r.save_error) {
+        self.keep_cwd(cwd_file.path());
+        let report = finished.report;
+        if self.bash_binary && is_binary(&out) {
+            let bytes = report.as_ref().map_or(out.len() as u64, |r| r.totals.bytes());
+            let saved = match report.as_ref().and_then(|r| r.saved_to.clone()) {
+                Some(path) => Some(path),
+                // Nothing was cut, so what was kept is the whole output.
+                None => save_whole(&self.roots.saved, &out),
+            };
+            out =
+                capout_core::binary_output(bytes, saved.as_ref().map(|p| p.display().to_string()).as_deref())
+                    .into_bytes();
+            out.push(b'\n');
+        }
+        if let Some(e) = report.and_then(|r| r.save_error) {
             // The output stands; only the copy of it failed.
             let _ = writeln!(out, "(the whole output could not be saved: {e})");
         }
-        if finished.ending.exit_code != 0 {
-            let _ = writeln!(out, "(exit status {})", finished.ending.exit_code);
+        let ending = &finished.ending;
+        if ending.exit_code != 0 {
+            // The shell that runs the command reports a command killed by
+            // signal N as 128 + N, as a shell user reads `$?`.
+            let shell = ending.exit_code.checked_sub(128).filter(|n| (1..=64).contains(n));
+            let signal = ending.signal.or(shell).filter(|_| ending.timed_out.is_none());
+            let name = signal.and_then(signal_hook::low_level::signal_name);
+            let _ = writeln!(out, "{}", capout_core::exit_status(ending.exit_code, name));
         }
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
+
+    /// Takes where the shell ended as where the next command starts: an
+    /// absolute path to a folder, or nothing (the shell was killed, or
+    /// `exec` replaced it, or the command set its own `EXIT` trap).
+    fn keep_cwd(&self, file: &Path) {
+        let Ok(text) = std::fs::read(file) else { return };
+        let Some(line) = text.strip_suffix(b"\n") else { return };
+        let path = PathBuf::from(std::ffi::OsStr::from_bytes(line));
+        if path.is_absolute() && path.is_dir() {
+            *self.cwd.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = path;
+        }
+    }
+}
+
+/// Whether the output of a command is not text: it holds a NUL byte, or
+/// more than one byte in twenty is not UTF-8.
+fn is_binary(out: &[u8]) -> bool {
+    if memchr::memchr(0, out).is_some() {
+        return true;
+    }
+    let invalid = out.utf8_chunks().map(|c| c.invalid().len()).sum::<usize>();
+    invalid * 20 > out.len()
+}
+
+/// Saves the whole output of a command that was not cut, so that the line
+/// that replaces it can name where it is.
+fn save_whole(dir: &Path, out: &[u8]) -> Option<PathBuf> {
+    let mut file = tempfile::Builder::new().prefix("capout-").suffix(".log").tempfile_in(dir).ok()?;
+    file.write_all(out).ok()?;
+    file.into_temp_path().keep().ok()
+}
+
+/// What `grep` prints for each file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GrepMode {
+    /// The matching lines, `path:line:text` (`rg -n`).
+    #[default]
+    Content,
+    /// The paths of the files with a match (`rg -l`).
+    FilesWithMatches,
+    /// `path:count` for each file with a match (`rg -c`).
+    Count,
+}
+
+/// A `grep` call.
+#[derive(Clone, Debug, Default)]
+pub struct GrepRequest {
+    /// The regular expression.
+    pub pattern: String,
+    /// The file or folder to search.
+    pub path: String,
+    /// Only files whose names match this glob (`rg -g`).
+    pub glob: Option<String>,
+    /// Only files of this ripgrep type (`rg -t`).
+    pub file_type: Option<String>,
+    /// What to print.
+    pub mode: GrepMode,
+    /// Lines of context before and after each match (`rg -B`, `rg -A`).
+    pub before: usize,
+    /// See `before`.
+    pub after: usize,
+    /// Match without regard to case (`rg -i`).
+    pub case_insensitive: bool,
+    /// Matches may span lines (`rg -U`).
+    pub multiline: bool,
+    /// Entries skipped before the page.
+    pub offset: u64,
+    /// Entries on the page; `None` for profile `grep`'s cap.
+    pub limit: Option<u64>,
+}
+
+/// How each file is searched, shared by the threads that search.
+struct Search {
+    matcher: grep_regex::RegexMatcher,
+    searcher: SearcherBuilder,
+    mode: GrepMode,
+    context: bool,
+    /// A file's entries past this many are only counted.
+    needed: u64,
+    /// Lines are cut to this many bytes before the cap cuts them: the cap
+    /// sees enough of each to cut it as it would the whole line.
+    width: Option<usize>,
+}
+
+/// What the search of one file found: its entries (lines of output),
+/// written out while they may still be shown, and how many there are.
+#[derive(Default)]
+struct Found {
+    text: Vec<u8>,
+    entries: u64,
+    /// Entries written into `text`.
+    written: u64,
+}
+
+/// A sink that writes a file's entries as `rg -n` prints them, or counts
+/// them once they are past what a page can show.
+struct Entries<'a> {
+    found: &'a mut Found,
+    shown: &'a str,
+    search: &'a Search,
+    /// Write text (false: the page is already full: count only).
+    write: bool,
+}
+
+impl Entries<'_> {
+    fn entry(&mut self, number: Option<u64>, separator: u8, line: &[u8]) {
+        self.found.entries += 1;
+        if !self.write || self.found.written >= self.search.needed {
+            return;
+        }
+        self.found.written += 1;
+        let text = &mut self.found.text;
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let line = match self.search.width {
+            Some(w) if line.len() > w => &line[..w],
+            _ => line,
+        };
+        text.extend_from_slice(self.shown.as_bytes());
+        text.push(separator);
+        let _ = write!(text, "{}", number.unwrap_or(0));
+        text.push(separator);
+        text.extend_from_slice(line);
+        text.push(b'\n');
+    }
+}
+
+impl grep_searcher::Sink for Entries<'_> {
+    type Error = io::Error;
+
+    fn matched(
+        &mut self,
+        _searcher: &grep_searcher::Searcher,
+        found: &grep_searcher::SinkMatch<'_>,
+    ) -> Result<bool, io::Error> {
+        match self.search.mode {
+            GrepMode::Content => {
+                let first = found.line_number();
+                for (i, line) in found.lines().enumerate() {
+                    self.entry(first.map(|n| n + i as u64), b':', line);
+                }
+            }
+            // Counted as ripgrep counts: one for each match it reports.
+            GrepMode::Count | GrepMode::FilesWithMatches => self.found.entries += 1,
+        }
+        Ok(self.search.mode != GrepMode::FilesWithMatches)
+    }
+
+    fn context(
+        &mut self,
+        _searcher: &grep_searcher::Searcher,
+        context: &grep_searcher::SinkContext<'_>,
+    ) -> Result<bool, io::Error> {
+        if self.search.mode == GrepMode::Content {
+            self.entry(context.line_number(), b'-', context.bytes());
+        }
+        Ok(true)
+    }
+
+    fn context_break(&mut self, _searcher: &grep_searcher::Searcher) -> Result<bool, io::Error> {
+        if self.search.mode == GrepMode::Content {
+            self.found.entries += 1;
+            if self.write && self.found.written < self.search.needed {
+                self.found.written += 1;
+                self.found.text.extend_from_slice(b"--\n");
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// Searches one file, opened beneath the root as `read` opens it; what
+/// is not a regular file (a FIFO, a socket, a device) is passed over, as
+/// ripgrep passes it over, and so is a file that cannot be read.
+fn search_file(
+    roots: &Roots,
+    path: &Path,
+    shown: &str,
+    search: &Search,
+    worker: &mut Worker,
+    write: bool,
+) -> Found {
+    let mut found = Found::default();
+    let Some(opened) = roots.open_found(path) else { return found };
+    if opened.kind != FileType::RegularFile {
+        return found;
+    }
+    // Lines only counted need no numbers.
+    let searcher = if write { &mut worker.numbered } else { &mut worker.plain };
+    let sink = Entries { found: &mut found, shown, search, write };
+    // A search error (a file that cannot be read, the heap limit) passes
+    // the rest of that file over, as ripgrep does (it tells them on
+    // stderr, which a model does not see).
+    let _ = searcher.search_reader(&search.matcher, LineWindow::new(opened.file, &mut worker.buf), sink);
+    if search.mode != GrepMode::Content && found.entries > 0 {
+        found.written = 1;
+        found.text = match search.mode {
+            GrepMode::Count => format!("{shown}:{}\n", found.entries).into_bytes(),
+            _ => format!("{shown}\n").into_bytes(),
+        };
+        found.entries = 1;
+    }
+    found
+}
+
+/// What one searching thread reuses from file to file: its searchers
+/// (with line numbers, and without for lines only counted) and its read
+/// buffer.
+struct Worker {
+    numbered: grep_searcher::Searcher,
+    plain: grep_searcher::Searcher,
+    buf: Vec<u8>,
+}
+
+impl Worker {
+    fn new(search: &Search) -> Worker {
+        Worker {
+            numbered: search.searcher.build(),
+            plain: search.searcher.clone().line_number(false).build(),
+            buf: vec![0; 64 * 1024],
+        }
+    }
+}
+
+/// What the threads of a search found so far.
+#[derive(Default)]
+struct Collected {
+    /// The files whose text a page may show, in path order.
+    page: std::collections::BTreeMap<PathBuf, (String, Found)>,
+    /// Their entries.
+    page_entries: u64,
+    /// The files only counted.
+    counted: Vec<(PathBuf, String, Found)>,
+}
+
+impl Collected {
+    /// Whether a file at `path` may be on the page: not once the files
+    /// before it fill one.
+    fn may_show(&self, path: &Path, needed: u64) -> bool {
+        self.page_entries < needed
+            || self.page.last_key_value().is_some_and(|(last, _)| path < last.as_path())
+    }
+
+    fn add(&mut self, path: PathBuf, shown: String, found: Found, written: bool, needed: u64) {
+        if !written {
+            self.counted.push((path, shown, found));
+            return;
+        }
+        self.page_entries += found.entries;
+        self.page.insert(path, (shown, found));
+        // The last file is off the page when those before it fill it.
+        while let Some(entry) = self.page.last_entry() {
+            let entries = entry.get().1.entries;
+            if self.page_entries - entries < needed {
+                break;
+            }
+            self.page_entries -= entries;
+            let (path, (shown, mut found)) = entry.remove_entry();
+            found.text = Vec::new();
+            found.written = 0;
+            self.counted.push((path, shown, found));
+        }
+    }
+}
+
+/// Hands what a file found to the cap: the text written, then one short
+/// line for each entry only counted; in context mode a `--` line stands
+/// between files, as ripgrep prints it.
+fn push_result(
+    capper: &mut Capper,
+    out: &mut Vec<u8>,
+    search: &Search,
+    found: &Found,
+    first: bool,
+) -> Result<(), String> {
+    let push = |capper: &mut Capper, out: &mut Vec<u8>, bytes: &[u8]| {
+        capper.push(bytes, out).map_err(|e| e.to_string())
+    };
+    if search.context && search.mode == GrepMode::Content && !first {
+        push(capper, out, b"--\n")?;
+    }
+    push(capper, out, &found.text)?;
+    let mut counted = found.entries - found.written;
+    // The lines past the page are never shown: a short line stands for
+    // each, so that the cap counts them.
+    let filler = b"-\n".repeat(4096);
+    while counted > 0 {
+        let n = counted.min(4096);
+        push(capper, out, &filler[..2 * usize::try_from(n).unwrap_or(4096)])?;
+        counted -= n;
+    }
+    Ok(())
 }
 
 /// A reader that passes the first [`GREP_LINE_WINDOW`] bytes of each line
 /// and its newline, and drops the rest of the line, so that line numbers
 /// stay true. A NUL byte in a dropped part is passed on (once per read),
 /// so that a binary file is still seen to be binary.
-struct LineWindow<R> {
+struct LineWindow<'b, R> {
     inner: R,
-    buf: Vec<u8>,
+    buf: &'b mut [u8],
     start: usize,
     end: usize,
     /// Bytes of the current line passed on so far.
     in_line: usize,
 }
 
-impl<R: Read> LineWindow<R> {
-    fn new(inner: R) -> LineWindow<R> {
-        LineWindow { inner, buf: vec![0; 64 * 1024], start: 0, end: 0, in_line: 0 }
+impl<'b, R: Read> LineWindow<'b, R> {
+    /// Reads `inner` through `buf`, which a thread reuses file after file.
+    fn new(inner: R, buf: &'b mut [u8]) -> LineWindow<'b, R> {
+        LineWindow { inner, buf, start: 0, end: 0, in_line: 0 }
     }
 }
 
-impl<R: Read> Read for LineWindow<R> {
+impl<R: Read> Read for LineWindow<'_, R> {
     /// Fills `out` as far as the file goes, as the file itself would:
     /// ripgrep decides that a file is binary on what one read gives it.
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         let mut written = 0;
         while written < out.len() {
             if self.start == self.end {
-                let n = self.inner.read(&mut self.buf)?;
+                let n = self.inner.read(self.buf)?;
                 if n == 0 {
                     break;
                 }
@@ -317,6 +699,7 @@ fn options(config: &Config) -> Options {
     options.strip_ansi = config.strip_ansi;
     options.collapse_cr = config.collapse_cr;
     options.tokenizer = config.tokenizer;
+    options.budget = config.budget;
     options
 }
 
@@ -328,7 +711,14 @@ mod tests {
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     use std::sync::mpsc;
 
+    use std::fs::File;
+
     use super::super::paths::Opener;
+
+    /// `grep` with its defaults: content, no context, the profile's cap.
+    fn grep_of(tools: &Tools, pattern: &str, path: &str) -> Result<String, String> {
+        tools.grep(&GrepRequest { pattern: pattern.into(), path: path.into(), ..GrepRequest::default() })
+    }
 
     fn tools() -> (tempfile::TempDir, Tools) {
         tools_with(Opener::Auto)
@@ -435,7 +825,7 @@ mod tests {
         };
         for _ in 0..500 {
             for path in [".", "d", "d/f"] {
-                let text = match tools.grep("needle", path, None, false) {
+                let text = match grep_of(&tools, "needle", path) {
                     Ok(text) | Err(text) => text,
                 };
                 assert!(!text.contains("OUTSIDE"), "{text}");
@@ -457,7 +847,7 @@ mod tests {
         );
         let grep = Arc::clone(&tools);
         assert_eq!(
-            answers(move || grep.grep("x", "p", None, false)),
+            answers(move || grep_of(&grep, "x", "p")),
             Some(Err("'p': a FIFO (named pipe), not a regular file".into()))
         );
     }
@@ -467,7 +857,7 @@ mod tests {
         let (_dir, tools) = tools();
         let _listener = std::os::unix::net::UnixListener::bind(tools.roots.root.join("s")).unwrap();
         assert_eq!(tools.read("s", 0, None), Err("'s': a socket, not a regular file".into()));
-        assert_eq!(tools.grep("x", "s", None, false), Err("'s': a socket, not a regular file".into()));
+        assert_eq!(grep_of(&tools, "x", "s"), Err("'s': a socket, not a regular file".into()));
         assert_eq!(
             super::super::paths::not_regular("/dev/null", FileType::CharacterDevice),
             "'/dev/null': a character device, not a regular file"
@@ -481,10 +871,7 @@ mod tests {
         mkfifo(&tools.roots.root.join("p"));
         std::fs::write(tools.roots.root.join("z"), "hit\n").unwrap();
         let tools = Arc::new(tools);
-        assert_eq!(
-            answers(move || tools.grep("hit", ".", None, false)),
-            Some(Ok("a:1:hit\nz:1:hit\n".into()))
-        );
+        assert_eq!(answers(move || grep_of(&tools, "hit", ".")), Some(Ok("a:1:hit\nz:1:hit\n".into())));
     }
 
     #[test]
@@ -495,12 +882,12 @@ mod tests {
         text.extend_from_slice(b" late hit\nlast hit\n");
         std::fs::write(tools.roots.root.join("f"), &text).unwrap();
         let long = format!("f:2:{} ... (line truncated to 2000 chars)\n", "x".repeat(2000 - "f:2:".len()));
-        assert_eq!(tools.grep("hit", "f", None, false).unwrap(), "f:1:short hit\nf:3:last hit\n");
-        assert_eq!(tools.grep("^x", "f", None, false).unwrap(), long);
+        assert_eq!(grep_of(&tools, "hit", "f").unwrap(), "f:1:short hit\nf:3:last hit\n");
+        assert_eq!(grep_of(&tools, "^x", "f").unwrap(), long);
         // A NUL byte in the part not searched still makes the file binary.
         text[GREP_LINE_WINDOW * 2] = 0;
         std::fs::write(tools.roots.root.join("f"), &text).unwrap();
-        assert_eq!(tools.grep("last", ".", None, false).unwrap(), "No matches found.\n");
+        assert_eq!(grep_of(&tools, "last", ".").unwrap(), "No matches found.\n");
     }
 
     #[test]
@@ -508,7 +895,7 @@ mod tests {
         let (_dir, tools) = tools();
         std::fs::write(tools.roots.root.join("blob.bin"), b"marker\n\0marker\n").unwrap();
         std::fs::write(tools.roots.root.join("kept.txt"), b"marker\n").unwrap();
-        assert_eq!(tools.grep("marker", ".", None, false).unwrap(), "kept.txt:1:marker\n");
+        assert_eq!(grep_of(&tools, "marker", ".").unwrap(), "kept.txt:1:marker\n");
     }
 
     #[test]
@@ -525,7 +912,8 @@ mod tests {
             .collect::<Vec<_>>()
             .join(&b'\n');
         for size in [1, 7, 4096, GREP_LINE_WINDOW, 3 * GREP_LINE_WINDOW] {
-            let mut window = LineWindow::new(Cursor::new(&text));
+            let mut buf = vec![0; 64 * 1024];
+            let mut window = LineWindow::new(Cursor::new(&text), &mut buf);
             let (mut got, mut buf) = (Vec::new(), vec![0; size]);
             loop {
                 let n = window.read(&mut buf).unwrap();
@@ -547,7 +935,10 @@ mod tests {
             tools.read("f", 0, Some(2)).unwrap(),
             "     1\tline 1\n     2\tline 2\n... (truncated, showing lines 1-2 of 3, next offset 2)\n"
         );
-        assert_eq!(tools.read("f", 2, Some(2)).unwrap(), "     3\tline 3\n");
+        assert_eq!(
+            tools.read("f", 2, Some(2)).unwrap(),
+            "     3\tline 3\n... (showing lines 3-3 of 3, end of input)\n"
+        );
         assert_eq!(tools.read("f", 5, None).unwrap(), "... (offset 5 is past the end, input has 3 lines)\n");
         assert_eq!(
             tools.read(".", 0, None),
@@ -567,12 +958,22 @@ mod tests {
         let (_dir, tools) = tools();
         let text = (1..=60).fold(String::new(), |text, i| text + &format!("hit {i}\n"));
         std::fs::write(tools.roots.root.join("f"), text).unwrap();
-        let got = tools.grep("hit", ".", None, false).unwrap();
+        let got = grep_of(&tools, "hit", ".").unwrap();
         assert!(got.starts_with("f:1:hit 1\nf:2:hit 2\n"), "{got}");
         assert!(got.ends_with("f:50:hit 50\n... (60 total, showing first 50)\n"), "{got}");
-        assert_eq!(tools.grep("nothing", ".", None, false).unwrap(), "No matches found.\n");
-        assert_eq!(tools.grep("HIT 7$", ".", None, true).unwrap(), "f:7:hit 7\n");
-        assert!(tools.grep("(", ".", None, false).unwrap_err().starts_with("invalid pattern"));
+        assert_eq!(grep_of(&tools, "nothing", ".").unwrap(), "No matches found.\n");
+        assert_eq!(
+            tools
+                .grep(&GrepRequest {
+                    pattern: "HIT 7$".into(),
+                    path: ".".into(),
+                    case_insensitive: true,
+                    ..GrepRequest::default()
+                })
+                .unwrap(),
+            "f:7:hit 7\n"
+        );
+        assert!(grep_of(&tools, "(", ".").unwrap_err().starts_with("invalid pattern"));
     }
 
     #[test]

@@ -208,6 +208,7 @@ fn check_failed(out: &Output, message: &str, status: i32) {
             "truncated": false,
             "cap": "tail-chars",
             "limit": 5000,
+            "budget": null,
             "total_bytes": null,
             "total_chars": null,
             "total_lines": null,

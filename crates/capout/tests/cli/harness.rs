@@ -37,6 +37,7 @@ fn json_has_every_field() {
             "truncated": true,
             "cap": "head-lines",
             "limit": 2,
+            "budget": null,
             "total_bytes": 6,
             "total_chars": 6,
             "total_lines": 3,
@@ -62,14 +63,18 @@ fn json_has_every_field() {
 fn json_pages_without_parsing_the_notice() {
     let fields =
         |v: &Value| ["unit", "omitted", "first", "last", "next_offset"].map(|k| v[k].clone()).to_vec();
-    let cases: [(&[&str], &[u8], Value); 9] = [
+    let cases: [(&[&str], &[u8], Value); 13] = [
         (&["-n", "2", "--offset", "2"], b"a\nb\nc\nd\ne\n", json!(["lines", 3, 3, 4, 4])),
-        (&["-n", "9"], b"a\nb\n", json!(["lines", 0, null, null, null])),
+        (&["-n", "9"], b"a\nb\n", json!(["lines", 0, 1, 2, null])),
+        (&["-n", "2", "--offset", "1"], b"a\nb\n", json!(["lines", 0, 2, 2, null])),
+        (&["-m", "2", "--offset", "1"], b"a\nb\nc\nd\n", json!(["matches", 2, 2, 3, 3])),
+        (&["-m", "2", "--offset", "3"], b"a\nb\nc\nd\n", json!(["matches", 0, 4, 4, null])),
+        (&["-n", "5", "--budget-chars", "4"], b"a\nb\nc\nd\n", json!(["lines", 2, 1, 2, 2])),
         (&["-n", "2", "--offset", "9"], b"a\nb\n", json!(["lines", null, null, null, null])),
         (&["-c", "2"], b"abcde", json!(["chars", 3, null, null, null])),
         (&["-c", "2", "--bytes"], "é\u{e9}x".as_bytes(), json!(["bytes", 3, null, null, null])),
         (&["--tail-lines", "1"], b"a\nb\nc\n", json!(["lines", 2, null, null, null])),
-        (&["-m", "1"], b"a\nb\nc\n", json!(["matches", 2, null, null, null])),
+        (&["-m", "1"], b"a\nb\nc\n", json!(["matches", 2, 1, 1, 1])),
         (&["-n", "1", "--tail-lines", "1"], b"a\nb\nc\nd\n", json!(["lines", 2, null, null, null])),
         (&["--head-chars", "1", "-c", "1"], b"abcd", json!(["chars", 2, null, null, null])),
     ];
@@ -147,7 +152,7 @@ fn save_holds_the_stream_as_the_notices_count_it() {
     );
     assert_eq!(std::fs::read(&path).unwrap(), b"first\nsecond\n");
     let page = stdout_of(capout().args(["-n", "1", "--offset", "1"]), &std::fs::read(&path).unwrap());
-    assert_eq!(page, "second\n");
+    assert_eq!(page, "second\n... (showing lines 2-2 of 2, end of input)\n");
     // Before any line cap: the saved lines are whole.
     stdout_of(capout().args(["-c", "100", "--max-line-chars", "2", "--save", &p]), b"abcdef\n");
     assert_eq!(std::fs::read(&path).unwrap(), b"abcdef\n");
@@ -450,4 +455,71 @@ fn save_dir_that_does_not_exist_is_one_error_line() {
         String::from_utf8_lossy(&out.stderr),
         "capout: cannot save the output to /nonexistent-dir: No such file or directory (os error 2)\n"
     );
+}
+
+/// Pages of a line cap with a character budget, each asked for at the
+/// `next_offset` of the one before, give every line of the input once.
+#[test]
+fn budget_pages_rebuild_the_input() {
+    let input: String = (1..=300).map(|i| "x".repeat(i % 37) + "\n").collect();
+    let mut rebuilt = String::new();
+    let mut offset = 0;
+    let mut pages = 0;
+    loop {
+        let offset_arg = offset.to_string();
+        let v = json_of(&["-n", "50", "--budget-chars", "400", "--offset", &offset_arg], input.as_bytes());
+        assert_eq!(v["budget"], json!(400));
+        let output = v["output"].as_str().unwrap();
+        assert!(output.chars().count() <= 400, "{output:?}");
+        rebuilt.push_str(output);
+        pages += 1;
+        let Some(next) = v["next_offset"].as_u64() else {
+            assert_eq!(v["last"], json!(300));
+            break;
+        };
+        assert_eq!(v["first"], json!(offset + 1));
+        assert_eq!(v["last"], json!(next));
+        offset = next;
+    }
+    assert_eq!(rebuilt, input);
+    assert!(pages > 6, "{pages} pages: the budget, not the 50 lines, ended them");
+}
+
+/// Profile `read` carries a character budget that fits the tool-output
+/// limits of the common harnesses, and `--json` reports it.
+#[test]
+fn profile_read_carries_a_budget() {
+    let input: String = (0..500).map(|_| "y".repeat(99) + "\n").collect();
+    let v = json_of(&["--profile", "read"], input.as_bytes());
+    assert_eq!((&v["budget"], &v["last"], &v["next_offset"]), (&json!(8000), &json!(80), &json!(80)));
+    assert_eq!(v["notice"], json!("... (truncated, showing lines 1-80 of 500, next offset 80)"));
+}
+
+/// `--offset` pages `--max-matches` and `--head-lines` only; a budget goes
+/// with a line cap alone.
+#[test]
+fn offset_and_budget_go_with_their_caps() {
+    for (args, says) in [
+        (
+            &["--tail-lines", "2", "--offset", "1"][..],
+            "--offset goes with --head-lines or --max-matches alone",
+        ),
+        (
+            &["-c", "2", "--budget-chars", "1"][..],
+            "--budget-chars goes with --head-lines, --tail-lines or --max-matches alone",
+        ),
+        (
+            &["-n", "1", "--tail-lines", "1", "--budget-chars", "1"][..],
+            "--budget-chars goes with --head-lines, --tail-lines or --max-matches alone",
+        ),
+        (&["-n", "2", "--budget-chars", "1", "--keep", "x"][..], "--keep does not go with --budget-chars"),
+        (&["-n", "2", "--budget-chars", "0"][..], "--budget-chars"),
+    ] {
+        let out = capout().args(args).write_stdin("a\n").output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(says) && out.status.code() == Some(2) && out.stdout.is_empty(),
+            "{args:?}: {stderr}"
+        );
+    }
 }

@@ -188,7 +188,11 @@ const ERRORS: &[(&str, &[&str], &str)] = &[
     ("[profile]\nq = 1\n", &[], " [profile.q]: expected a table of options"),
     ("[defaults]\njson = \n", &[], ": line 2: "),
     // A table that does not make sense alone is named.
-    ("[profile.q]\noffset = 3\n", &["--profile", "q"], " [profile.q]: --offset goes with --head-lines alone"),
+    (
+        "[profile.q]\noffset = 3\n",
+        &["--profile", "q"],
+        " [profile.q]: --offset goes with --head-lines or --max-matches alone",
+    ),
     (
         "[defaults]\nhead-chars = 3\ntail-lines = 3\n",
         &[],
@@ -379,7 +383,7 @@ fn a_config_file_of_20000_profiles_is_read_and_any_of_them_used() {
     assert_eq!(
         (String::from_utf8_lossy(&out.stdout).as_ref(), out.stderr.as_slice(), out.status.code()),
         (
-            "{\"output\":\"a\\nb\\nc\\nd\\ne\\n\",\"cap\":\"head-lines\",\"error\":null,\"exit_code\":0,\
+            "{\"output\":\"a\\nb\\nc\\nd\\ne\\n\",\"budget\":null,\"cap\":\"head-lines\",\"error\":null,\"exit_code\":0,\
              \"first\":1,\"last\":5,\"limit\":5,\"matches\":null,\"next_offset\":5,\
              \"notice\":\"... (truncated, showing lines 1-5 of 8, next offset 5)\",\"omitted\":3,\
              \"saved_to\":null,\"signal\":null,\"timed_out\":false,\"tokenizer\":null,\"total_bytes\":16,\

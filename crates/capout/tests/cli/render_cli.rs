@@ -120,7 +120,7 @@ fn json_speaks_of_rendered_rows() {
         v,
         serde_json::json!({
             "output": " in 896ms\n", "cap": "tail-chars", "error": null, "exit_code": 0,
-            "limit": 10, "matches": null, "notice": "... (truncated, showing last 10 chars)",
+            "limit": 10, "budget": null, "matches": null, "notice": "... (truncated, showing last 10 chars)",
             "saved_to": null, "signal": null, "timed_out": false,
             "total_bytes": 26, "total_chars": 26, "total_lines": 2, "truncated": true,
             "unit": "chars", "omitted": 16, "first": null, "last": null, "next_offset": null,

@@ -65,33 +65,51 @@ async def lists_the_three_tools(c, root):
     schemas = {t.name: t.input_schema for t in tools}
     same(sorted(schemas["read"]["properties"]), ["limit", "offset", "path"])
     same(schemas["read"]["required"], ["path"])
-    same(sorted(schemas["grep"]["properties"]), ["case_insensitive", "glob", "path", "pattern"])
+    same(
+        sorted(schemas["grep"]["properties"]),
+        ["case_insensitive", "context", "context_after", "context_before", "glob", "limit", "multiline",
+         "offset", "output_mode", "path", "pattern", "type"],
+    )
     same(schemas["grep"]["required"], ["pattern"])
     same(sorted(schemas["bash"]["properties"]), ["command", "timeout"])
     same(schemas["bash"]["required"], ["command"])
+    # Each schema states what the tool accepts.
+    for tool, field in [("read", "limit"), ("grep", "limit"), ("bash", "timeout")]:
+        same(schemas[tool]["properties"][field].get("minimum"), 1)
+    for tool in ["read", "grep"]:
+        same(schemas[tool]["properties"]["offset"].get("minimum"), 0)
     descriptions = {t.name: t.description for t in tools}
     assert "next offset" in descriptions["read"]
-    assert "showing first 50" in descriptions["grep"]
+    assert "Shown: the first 500 lines," in descriptions["read"], descriptions["read"]
+    assert "at most 8000 chars in all" in descriptions["read"], descriptions["read"]
+    assert "Shown: the first 50 lines" in descriptions["grep"], descriptions["grep"]
+    assert "Shown: the last 5000 chars of the output, ANSI escape sequences removed" in descriptions["bash"]
     assert "(exit status N)" in descriptions["bash"]
+    assert "killed by SIGNAME" in descriptions["bash"]
+    assert "working directory persists" in descriptions["bash"]
 
 
 async def read_pages_a_file_to_its_end(c, root):
     lines = [f"line {n}" for n in range(1, 2401)]
     (root / "big.txt").write_text("".join(line + "\n" for line in lines))
-    offset, pages, seen = 0, 0, []
+    # Each page holds 500 lines or 8000 characters, whichever ends first;
+    # its notice says where it stopped, so that paging gives every line.
+    offset, ends = 0, []
     while True:
         text = await c.ok("read", path="big.txt", offset=offset)
-        pages += 1
-        end = min(offset + 500, 2400)
+        end, chars = offset, 0
+        while end < 2400 and end - offset < 500 and chars + len(numbered([lines[end]], end + 1)) <= 8000:
+            chars += len(numbered([lines[end]], end + 1))
+            end += 1
         body = numbered(lines[offset:end], offset + 1)
+        ends.append(end)
         if end < 2400:
             same(text, body + f"... (truncated, showing lines {offset + 1}-{end} of 2400, next offset {end})\n")
             offset = end
         else:
-            same(text, body)
+            same(text, body + f"... (showing lines {offset + 1}-2400 of 2400, end of input)\n")
             break
-        seen.append(text)
-    same(pages, 5)
+    same(ends, [500, 999, 1469, 1939, 2400])
     same(await c.ok("read", path="big.txt", offset=2400), "... (offset 2400 is past the end, input has 2400 lines)\n")
     same(
         await c.ok("read", path="big.txt", offset=10, limit=2),
@@ -162,7 +180,10 @@ async def bash_fails_after_a_long_output(c, root):
         await c.ok("read", path=path, limit=3),
         numbered(["1", "2", "3"], 1) + "... (truncated, showing lines 1-3 of 3001, next offset 3)\n",
     )
-    same(await c.ok("read", path=path, offset=2999), numbered(["3000", "failed"], 3000))
+    same(
+        await c.ok("read", path=path, offset=2999),
+        numbered(["3000", "failed"], 3000) + "... (showing lines 3000-3001 of 3001, end of input)\n",
+    )
     same(await c.ok("bash", command="echo fine"), "fine\n")
     same(await c.ok("bash", command="true"), "(no output)\n")
     same(await c.ok("bash", command="pwd"), f"{root}\n")
@@ -195,6 +216,150 @@ async def bad_calls_never_end_the_session(c, root):
     text = await c.error("read")
     assert "path" in text, text
     same(await c.ok("bash", command="echo still here"), "still here\n")
+
+
+async def grep_modes_context_and_paging(c, root):
+    g = root / "g"
+    g.mkdir()
+    (g / "a.txt").write_text("one\nfoo 1\ntwo\nthree\nfour\nfoo 2\nfive\n")
+    (g / "b.rs").write_text("fn main() {\n    foo();\n}\n")
+    (g / "c.txt").write_text("nothing here\n")
+    same(
+        await c.ok("grep", pattern="foo", path="g"),
+        "g/a.txt:2:foo 1\ng/a.txt:6:foo 2\ng/b.rs:2:    foo();\n",
+    )
+    same(await c.ok("grep", pattern="foo", path="g", output_mode="files_with_matches"), "g/a.txt\ng/b.rs\n")
+    same(await c.ok("grep", pattern="foo", path="g", output_mode="count"), "g/a.txt:2\ng/b.rs:1\n")
+    same(await c.ok("grep", pattern="foo", path="g", type="rust"), "g/b.rs:2:    foo();\n")
+    same(await c.error("grep", pattern="foo", path="g", type="nosuchtype"), "invalid type: unrecognized file type: nosuchtype")
+    # Context as rg -n -C1 --sort path prints it: `-` after context lines'
+    # numbers, `--` between groups and between files.
+    same(
+        await c.ok("grep", pattern="foo", path="g", context=1),
+        "g/a.txt-1-one\ng/a.txt:2:foo 1\ng/a.txt-3-two\n--\ng/a.txt-5-four\ng/a.txt:6:foo 2\ng/a.txt-7-five\n"
+        "--\ng/b.rs-1-fn main() {\ng/b.rs:2:    foo();\ng/b.rs-3-}\n",
+    )
+    same(
+        await c.ok("grep", pattern="foo 2", path="g/a.txt", context_before=2),
+        "g/a.txt-4-three\ng/a.txt-5-four\ng/a.txt:6:foo 2\n",
+    )
+    same(
+        await c.ok("grep", pattern="foo 1", path="g/a.txt", context_after=1, context=3),
+        "g/a.txt-1-one\ng/a.txt:2:foo 1\ng/a.txt-3-two\n",
+    )
+    same(
+        await c.ok("grep", pattern="two\nthree", path="g", multiline=True),
+        "g/a.txt:3:two\ng/a.txt:4:three\n",
+    )
+    # As rg without -U: a newline in the pattern needs multiline.
+    assert (await c.error("grep", pattern="two\nthree", path="g")).startswith("invalid pattern: "), "newline"
+    same(await c.ok("grep", pattern="^FOO", path="g", case_insensitive=True), "g/a.txt:2:foo 1\ng/a.txt:6:foo 2\n")
+    # Paging: the notice says where the next page starts, and where the
+    # last one ends.
+    (g / "many.txt").write_text("".join(f"hit {n}\n" for n in range(1, 8)))
+    same(
+        await c.ok("grep", pattern="hit", path="g/many.txt", limit=3),
+        "g/many.txt:1:hit 1\ng/many.txt:2:hit 2\ng/many.txt:3:hit 3\n... (7 total, showing first 3)\n",
+    )
+    same(
+        await c.ok("grep", pattern="hit", path="g/many.txt", limit=3, offset=3),
+        "g/many.txt:4:hit 4\ng/many.txt:5:hit 5\ng/many.txt:6:hit 6\n... (7 total, showing 4-6, next offset 6)\n",
+    )
+    same(
+        await c.ok("grep", pattern="hit", path="g/many.txt", limit=3, offset=6),
+        "g/many.txt:7:hit 7\n... (7 total, showing 7-7, end of input)\n",
+    )
+    same(
+        await c.ok("grep", pattern="hit", path="g/many.txt", offset=7),
+        "... (offset 7 is past the end, 7 total)\n",
+    )
+    same(await c.error("grep", pattern="hit", path="g", limit=0), "limit must be at least 1")
+
+
+async def grep_in_parallel_gives_the_first_page_in_path_order(c, root):
+    # Many files, one slow to match first in path order: the page is
+    # still the first matches in path order, and the total exact.
+    tree = root / "tree"
+    for d in range(20):
+        sub = tree / f"d{d:02}"
+        sub.mkdir(parents=True)
+        for f in range(25):
+            (sub / f"f{f:02}.txt").write_text("".join(f"x {d} {f} {n}\n" for n in range(d + f + 1)))
+    total = sum(d + f + 1 for d in range(20) for f in range(25))
+    expected = []
+    for d in range(20):
+        for f in range(25):
+            for n in range(d + f + 1):
+                expected.append(f"tree/d{d:02}/f{f:02}.txt:{n + 1}:x {d} {f} {n}\n")
+    same(await c.ok("grep", pattern="x", path="tree", limit=50), "".join(expected[:50]) + f"... ({total} total, showing first 50)\n")
+    same(
+        await c.ok("grep", pattern="x", path="tree", limit=40, offset=1000),
+        "".join(expected[1000:1040]) + f"... ({total} total, showing 1001-1040, next offset 1040)\n",
+    )
+    counts = "".join(f"tree/d{d:02}/f{f:02}.txt:{d + f + 1}\n" for d in range(20) for f in range(25))
+    same(await c.ok("grep", pattern="x", path="tree", output_mode="count", limit=500), counts)
+
+
+async def bash_keeps_its_working_directory(c, root):
+    (root / "wd" / "inner").mkdir(parents=True)
+    same(await c.ok("bash", command="cd wd && export CAPOUT_TEST_VAR=set"), "(no output)\n")
+    same(await c.ok("bash", command="pwd; echo \"[$CAPOUT_TEST_VAR]\""), f"{root}/wd\n[]\n")
+    # An exit status does not lose the cd before it.
+    same(await c.ok("bash", command="cd inner; exit 4"), "(no output)\n(exit status 4)\n")
+    same(await c.ok("bash", command="pwd"), f"{root}/wd/inner\n")
+    # A folder removed under it: the next call starts at the root again.
+    same(await c.ok("bash", command="cd .. && rmdir inner && cd /tmp && cd - >/dev/null && mkdir gone && cd gone && rmdir ../gone"), "(no output)\n")
+    same(await c.ok("bash", command="pwd"), f"{root}\n")
+    same(await c.ok("bash", command="cd /"), "(no output)\n")
+    same(await c.ok("bash", command="pwd"), "/\n")
+    same(await c.ok("bash", command=f"cd '{root}'"), "(no output)\n")
+    same(await c.ok("bash", command="pwd"), f"{root}\n")
+
+
+async def bash_output_a_model_can_read(c, root):
+    same(await c.ok("bash", command="printf '\\033[1;31merror\\033[0m\\n'"), "error\n")
+    same(await c.ok("bash", command="printf '10%%\\r50%%\\rdone\\n'"), "done\n")
+    text = await c.ok("bash", command="head -c 3000 /dev/zero")
+    saved = SAVED.search(text)
+    assert saved, text
+    same(text, f"(binary output, 3000 bytes: not shown; full output: {saved.group(1)})\n")
+    same(Path(saved.group(1)).read_bytes(), bytes(3000))
+    same(await c.ok("bash", command="kill -9 $$"), "(no output)\n(exit status 137, killed by SIGKILL)\n")
+    # The shell reports a command killed by a signal as 128 + N.
+    same(await c.ok("bash", command="sh -c 'kill -TERM $$'"), "Terminated\n(exit status 143, killed by SIGTERM)\n")
+    same(await c.ok("bash", command="exit 3"), "(no output)\n(exit status 3)\n")
+
+
+async def descriptions_follow_the_config_file(capout):
+    with tempfile.TemporaryDirectory() as base:
+        base = Path(base).resolve()
+        config = base / "config.toml"
+        config.write_text(
+            "[profile.read]\nhead-lines = 40\nbudget-chars = 3000\n"
+            "[profile.grep]\nmax-matches = 7\n"
+            "[profile.bash]\ntail-chars = 900\nstrip-ansi = false\ncollapse-cr = false\n"
+        )
+        root = base / "root"
+        root.mkdir()
+        (root / "f.txt").write_text("".join(f"m {n}\n" for n in range(10)))
+        env = {"PATH": os.environ["PATH"], "CAPOUT_CONFIG": str(config), "HOME": str(base)}
+        params = StdioServerParameters(command=capout, args=["--mcp", "--root", str(root)], env=env)
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                d = {t.name: t.description for t in (await s.list_tools()).tools}
+                assert "Shown: the first 40 lines," in d["read"] and "at most 3000 chars" in d["read"], d["read"]
+                assert "Shown: the first 7 lines" in d["grep"], d["grep"]
+                assert "Shown: the last 900 chars of the output;" in d["bash"], d["bash"]
+                for text in d.values():
+                    for n in ["500 ", "8000", " 50 ", "5000 "]:
+                        assert n not in text, (n, text)
+                c = Client(s)
+                same(
+                    await c.ok("grep", pattern="m", path="f.txt"),
+                    "".join(f"f.txt:{n + 1}:m {n}\n" for n in range(7)) + "... (10 total, showing first 7)\n",
+                )
+                same(await c.ok("bash", command="printf 'a\\033[1mb\\n'"), "a\x1b[1mb\n")
 
 
 def processes(arguments):
@@ -369,6 +534,10 @@ TESTS = [
     grep_of_a_300_mib_line_stays_under_32_mib,
     absolute_paths_through_a_root_given_as_a_symlink,
     read_of_a_removed_saved_output_says_so,
+    grep_modes_context_and_paging,
+    grep_in_parallel_gives_the_first_page_in_path_order,
+    bash_keeps_its_working_directory,
+    bash_output_a_model_can_read,
 ]
 
 
@@ -411,6 +580,15 @@ async def tests(capout):
                     traceback.print_exc()
 
         await session(capout, root, run_all)
+    # A server of its own, over a config file that retunes every cap.
+    try:
+        await descriptions_follow_the_config_file(capout)
+        passed += 1
+        print("ok   descriptions_follow_the_config_file")
+    except Exception:
+        failed += 1
+        print("FAIL descriptions_follow_the_config_file")
+        traceback.print_exc()
     print(f"{passed} passed, {failed} failed")
     return failed == 0
 

@@ -117,6 +117,21 @@ impl LineShaper {
         self.numbers
     }
 
+    /// The units kept of each line, `None` for all.
+    pub fn width(&self) -> Option<u64> {
+        self.width
+    }
+
+    /// What it counts in.
+    pub fn unit(&self) -> Unit {
+        self.unit
+    }
+
+    /// Whether a line was begun and not ended.
+    pub fn in_line(&self) -> bool {
+        self.in_line
+    }
+
     /// The most bytes of a line's start that decide how it is written:
     /// past them a line is cut whatever follows, so a line longer than
     /// this and its two last bytes (its ending) may be held as this many

@@ -5,6 +5,7 @@
 //! cap writes what it keeps as it arrives; a tail cap holds it in a buffer
 //! sized by the cap and writes it at the end.
 
+mod budget;
 mod head_lines;
 mod head_tail;
 mod head_units;
@@ -16,6 +17,7 @@ mod tokens;
 
 use std::io;
 
+pub use budget::Budget;
 pub use head_lines::HeadLines;
 pub use head_tail::{HeadTailChars, HeadTailLines};
 pub use head_units::HeadUnits;
@@ -40,6 +42,9 @@ pub enum Outcome {
     Cut(Kind, Facts),
     /// A head+tail pair cut its middle; the middle line is already written.
     Middle(Facts),
+    /// A later page that cut nothing past it: the notice says where it
+    /// stands.
+    Page(Kind, Facts),
 }
 
 /// A cap: it takes the stream piece by piece and keeps a bounded part.
@@ -65,6 +70,13 @@ pub trait Cap {
 
     /// The part of the stream that was cut, once [`Cap::finish`] has run.
     fn cut(&self, totals: &Totals) -> Cut;
+
+    /// The first and last units of the page shown, for a cap that pages
+    /// (`--head-lines`, `--max-matches`), once [`Cap::finish`] has run.
+    fn shown(&self, totals: &Totals) -> Option<(u64, u64)> {
+        let _ = totals;
+        None
+    }
 }
 
 /// The part of the stream a cap cut, as bounds on lines and byte offsets:

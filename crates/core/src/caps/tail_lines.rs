@@ -40,6 +40,10 @@ pub struct TailLines {
     current_len: usize,
     /// Its last two bytes, once it is longer than `current` holds.
     last_two: [u8; 2],
+    /// `--budget-chars`: the units that all the lines kept may take.
+    budget: Option<u64>,
+    /// Lines written, once the stream has ended.
+    kept: u64,
 }
 
 impl TailLines {
@@ -62,7 +66,49 @@ impl TailLines {
             current: Vec::new(),
             current_len: 0,
             last_two: [0; 2],
+            budget: None,
+            kept: 0,
         }
+    }
+
+    /// The same, with a budget of `budget` units for all the lines kept:
+    /// the last lines that fit.
+    #[must_use]
+    pub fn with_budget(mut self, budget: Option<u64>) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// How many of the `held` lines of `bytes` (the oldest first) the
+    /// budget drops, and whether the one line left must be cut to it.
+    fn over_budget(&mut self, held: u64, first: u64) -> (u64, bool) {
+        let Some(limit) = self.budget else { return (0, false) };
+        let mut shaper = LineShaper::new(self.shaper.width(), self.shaper.unit(), self.shaper.numbers());
+        let mut scratch = Vec::new();
+        let unit = self.shaper.unit();
+        let bytes = self.ring.make_contiguous();
+        let mut units = |number: u64, part: &[u8]| {
+            scratch.clear();
+            // Writing to a vector cannot fail.
+            let _ = shaper.piece(number, part, &mut scratch).and_then(|()| shaper.finish(&mut scratch));
+            match unit {
+                crate::count::Unit::Bytes => scratch.len() as u64,
+                crate::count::Unit::Chars => unit.advance(&scratch, u64::MAX).1,
+            }
+        };
+        let mut total: u64 = 0;
+        for (number, part) in (first..).zip(line_pieces(bytes)) {
+            total = total.saturating_add(units(number, part));
+        }
+        let mut dropped = 0;
+        for (number, part) in (first..).zip(line_pieces(bytes)) {
+            if total <= limit || dropped + 1 >= held {
+                break;
+            }
+            total -= units(number, part);
+            dropped += 1;
+        }
+        (dropped, total > limit)
     }
 
     /// The lines kept.
@@ -168,8 +214,19 @@ impl TailLines {
         // The line in progress, or the last whole one, is the last held.
         let last = if partial { self.line } else { self.line - 1 };
         let first = (last + 1).saturating_sub(held);
+        let (dropped, cut) = self.over_budget(held, first);
+        self.kept = held - dropped;
+        if cut {
+            // The last line alone is longer than the budget: it is cut as
+            // the line cap cuts, at the budget.
+            let width = self.budget.map(|b| self.shaper.width().map_or(b, |w| w.min(b)));
+            self.shaper = LineShaper::new(width, self.shaper.unit(), self.shaper.numbers());
+        }
         let mut batch = Vec::new();
-        for (number, part) in (first..).zip(line_pieces(self.ring.make_contiguous())) {
+        for (number, part) in (first..)
+            .zip(line_pieces(self.ring.make_contiguous()))
+            .skip(usize::try_from(dropped).unwrap_or(usize::MAX))
+        {
             self.shaper.piece(number, part, &mut batch)?;
             if batch.len() >= 64 * 1024 {
                 out.data(&batch)?;
@@ -227,18 +284,18 @@ impl Cap for TailLines {
             return Ok(Outcome::Nothing(notice::NO_OUTPUT));
         }
         self.write_kept(out)?;
-        if total <= self.limit {
+        if self.kept >= total {
             return Ok(Outcome::Whole);
         }
         Ok(Outcome::Cut(
             Kind::TailLines,
             Facts {
-                shown: self.limit,
+                shown: self.kept,
                 limit: self.limit,
                 total,
-                omitted: total - self.limit,
+                omitted: total - self.kept,
                 unit: "lines",
-                first: total - self.limit + 1,
+                first: total - self.kept + 1,
                 last: total,
                 next_offset: total,
             },
@@ -246,9 +303,6 @@ impl Cap for TailLines {
     }
 
     fn cut(&self, totals: &Totals) -> Cut {
-        Cut {
-            before_line: Some(totals.lines().unwrap_or(0).saturating_sub(self.limit) + 1),
-            ..Cut::default()
-        }
+        Cut { before_line: Some(totals.lines().unwrap_or(0).saturating_sub(self.kept) + 1), ..Cut::default() }
     }
 }
