@@ -248,9 +248,22 @@ impl Capper {
         Capper::with_config(&Config::from(options))
     }
 
+    /// [`Capper::new`], counting every total of the stream (bytes,
+    /// characters, lines, and the tokens of a head or tail token cap)
+    /// whatever the cap needs, as `--json` does: for a harness that
+    /// reports every fact of the [`Summary`], `omitted` among them.
+    pub fn new_counting_all(options: Options) -> Result<Capper, Error> {
+        Capper::with_need(&Config::from(options), true)
+    }
+
     /// A capper for the stream of a run: patterns compiled (once: here),
     /// the save file made.
     pub(crate) fn with_config(config: &Config) -> Result<Capper, Error> {
+        Capper::with_need(config, config.reads_totals())
+    }
+
+    /// [`Capper::with_config`]; `all` counts every total.
+    fn with_need(config: &Config, all: bool) -> Result<Capper, Error> {
         // An invalid pattern is a usage error: no file is made.
         let matcher = config
             .pattern
@@ -268,11 +281,11 @@ impl Capper {
         let route = Route::new(target, config.json, renderer);
         let core = Core {
             saver,
-            cap: build_cap(config, matcher),
+            cap: build_cap(config, matcher, all),
             line_cap: char_line_cap(config).map(|w| LineCap::new(w, config.unit)),
             capped: Vec::new(),
             rescuer: keep.and_then(|matcher| build_rescuer(config, matcher)),
-            totals: Totals::new(config.need()),
+            totals: Totals::new(if all { crate::count::Need::ALL } else { config.need() }),
             route,
         };
         Ok(Capper {
@@ -498,7 +511,8 @@ impl<W: Write> Write for CapWriter<W> {
     }
 }
 
-fn build_cap(config: &Config, matcher: Option<Matcher>) -> Box<dyn Cap> {
+/// The cap of `config`; `all`: a token cap counts the tokens it cuts.
+fn build_cap(config: &Config, matcher: Option<Matcher>, all: bool) -> Box<dyn Cap> {
     let shaper = || LineShaper::new(config.max_line, config.unit, config.line_numbers);
     match config.cap {
         CapSpec::TailChars(n) => Box::new(TailUnits::new(n, config.unit)),
@@ -511,8 +525,8 @@ fn build_cap(config: &Config, matcher: Option<Matcher>) -> Box<dyn Cap> {
             TailLines::from_line(t, h.saturating_add(1), shaper()),
         )),
         CapSpec::HeadTailChars(h, t) => Box::new(HeadTailChars::new(h, t, config.unit)),
-        CapSpec::TailTokens(n) => Box::new(TailTokens::new(n, config.tokenizer, config.reads_totals())),
-        CapSpec::HeadTokens(n) => Box::new(HeadTokens::new(n, config.tokenizer, config.reads_totals())),
+        CapSpec::TailTokens(n) => Box::new(TailTokens::new(n, config.tokenizer, all)),
+        CapSpec::HeadTokens(n) => Box::new(HeadTokens::new(n, config.tokenizer, all)),
         CapSpec::HeadTailTokens(h, t) => Box::new(HeadTailTokens::new(h, t, config.tokenizer)),
     }
 }
