@@ -26,9 +26,12 @@ mkdir -p "$pkg"
 cp -r crates/python/python/capout "$pkg/capout"
 cp target/debug/lib_capout.so "$pkg/capout/_capout.abi3.so"
 
+# A clean environment: no CAPOUT_OPTS, no config file for the oracle.
+home=$(mktemp -d)
+trap 'rm -rf "$home"' EXIT
 status=0
 CAPOUT_BIN=$PWD/target/debug/capout PYTHONPATH=$PWD/$pkg \
-    env -u CAPOUT_OPTS -u CAPOUT_CONFIG HOME="$PWD/$work" XDG_CONFIG_HOME="$PWD/$work/xdg" \
+    env -u CAPOUT_OPTS -u CAPOUT_CONFIG HOME="$home" XDG_CONFIG_HOME="$home/.config" \
     "$venv/bin/python3" -m pytest -q -p no:cacheprovider crates/python/tests "$@" || status=$?
 # 5: pytest collected no test, which is a failure here.
 exit "$status"
