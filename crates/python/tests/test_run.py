@@ -119,20 +119,20 @@ def test_sigint_after_run_raises_keyboard_interrupt():
 def test_run_releases_the_interpreter(tmp_path):
     import threading
 
-    # The command waits for a file that another Python thread makes once
-    # run has started: it can only while run has released the lock. Held,
-    # the command would time out.
-    flag = tmp_path / "flag"
-    started = threading.Event()
+    # The command, once started, waits for a file that another Python
+    # thread makes when it sees the command's own file: the thread can
+    # only while run has released the lock. Held, the command times out.
+    ready, flag = tmp_path / "ready", tmp_path / "flag"
 
-    def make_flag():
-        started.wait(timeout=60)
-        time.sleep(0.05)
+    def answer():
+        deadline = time.monotonic() + 60
+        while not ready.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
         flag.touch()
 
-    thread = threading.Thread(target=make_flag)
+    thread = threading.Thread(target=answer)
     thread.start()
-    started.set()
-    got = capout.run(["sh", "-c", f"while [ ! -e {flag} ]; do sleep 0.01; done; echo seen"], timeout=60)
+    script = f"touch {ready}; while [ ! -e {flag} ]; do sleep 0.01; done; echo seen"
+    got = capout.run(["sh", "-c", script], timeout=30)
     thread.join()
     assert (got.output, got.summary.timed_out) == (b"seen\n", False)
