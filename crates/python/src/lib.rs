@@ -100,10 +100,35 @@ fn option_words(option: &str, value: &Bound<'_, PyAny>) -> PyResult<Vec<OsString
     Ok(vec![format!("{option}={text}").into()])
 }
 
+/// The configs of the options seen last, by their words: a parse of the
+/// command line (clap's whole parser built anew) costs about 100 µs,
+/// many times the cap of a small text, and a program calls with the
+/// same options again and again.
+static PARSED: Mutex<Vec<(Vec<OsString>, Config)>> = Mutex::new(Vec::new());
+
+/// How many configs [`PARSED`] keeps: the oldest goes first.
+const PARSED_MAX: usize = 32;
+
 /// The config of `words`, as `capout WORDS` would run, without a config
 /// file or `CAPOUT_OPTS`: what a program asks for is what it gets.
 fn config(words: Vec<OsString>) -> PyResult<Config> {
-    let args = std::iter::once(OsString::from("capout")).chain(words);
+    if let Some((_, config)) =
+        PARSED.lock().unwrap_or_else(PoisonError::into_inner).iter().find(|(w, _)| *w == words)
+    {
+        return Ok(config.clone());
+    }
+    let config = parse(&words)?;
+    let mut parsed = PARSED.lock().unwrap_or_else(PoisonError::into_inner);
+    if parsed.len() == PARSED_MAX {
+        parsed.remove(0);
+    }
+    parsed.push((words, config.clone()));
+    Ok(config)
+}
+
+/// [`config`], parsed.
+fn parse(words: &[OsString]) -> PyResult<Config> {
+    let args = std::iter::once(OsString::from("capout")).chain(words.iter().cloned());
     match cli::try_parse(args, None) {
         Ok(Action::Run(config)) => {
             let mut config = *config;
