@@ -567,6 +567,30 @@ mod tests {
     use super::{Capper, LINE_CAP_SLICE};
     use crate::{CapSpec, Options};
 
+    /// A tail cap needs no totals of characters or lines, so `new` leaves
+    /// them (and `omitted`, which follows from them) uncounted;
+    /// `new_counting_all` counts them, and the tokens a token cap cut.
+    #[test]
+    fn new_counting_all_counts_what_the_cap_does_not_need() {
+        let run = |options: Options, all: bool| {
+            let mut capper =
+                if all { Capper::new_counting_all(options) } else { Capper::new(options) }.expect("valid");
+            let mut out = Vec::new();
+            capper.push("a\u{e9}c\ndef\n".as_bytes(), &mut out).expect("push");
+            capper.finish(&mut out).expect("finish")
+        };
+        let tail = Options::new(CapSpec::TailChars(3));
+        let plain = run(tail.clone(), false);
+        assert_eq!((plain.totals.chars(), plain.totals.lines(), plain.omitted), (None, None, None));
+        let all = run(tail, true);
+        assert_eq!((all.totals.bytes(), all.totals.chars(), all.totals.lines()), (9, Some(8), Some(2)));
+        assert_eq!(all.omitted, Some(5));
+        let tokens = run(Options::new(CapSpec::TailTokens(1)), true);
+        assert!(tokens.truncated);
+        assert!(tokens.total_tokens.is_some_and(|t| t > 1), "{:?}", tokens.total_tokens);
+        assert!(tokens.omitted.is_some_and(|o| o > 0), "{:?}", tokens.omitted);
+    }
+
     /// What `--max-line-chars` writes at once before a character cap is
     /// bounded by a slice, not by the piece pushed: a read of short lines
     /// that each grow to a marker several times their length.
