@@ -95,7 +95,8 @@ start=$SECONDS
 PATH=$PWD/$tools/zig:$PATH MATURIN_PEP517_ARGS="--zig --compatibility manylinux2014" \
     "$tools/bin/pip" wheel --quiet --disable-pip-version-check --no-deps --wheel-dir "$dist" .
 echo "built in $((SECONDS - start)) s"
-wheel=$dist/capout-$version-py3-none-manylinux2014_$arch.manylinux_2_17_$arch.whl
+# abi3: one wheel for every CPython from 3.8 on.
+wheel=$dist/capout-$version-cp38-abi3-manylinux2014_$arch.manylinux_2_17_$arch.whl
 check "the wheel is $(basename "$wheel")" test -f "$wheel"
 # The binary inside the wheel is the one the npm package ships too.
 rm -rf "$work/wheel"
@@ -110,12 +111,19 @@ chmod +x "$binary"
 check "the wheel's binary runs" test "$("$binary" --version)" = "capout $version"
 chmod +x "$data/scripts/capout-mcp"
 check "the wheel carries capout-mcp, which capout --mcp runs" serves_mcp "$binary"
-check "the wheel's binary needs no glibc newer than 2.17" python3 - "$binary" <<'PY'
+glibc_217() {
+    python3 - "$1" <<'PY'
 import re, sys
 found = {tuple(map(int, v)) for v in re.findall(rb"GLIBC_(\d+)\.(\d+)", open(sys.argv[1], "rb").read())}
 print("GLIBC versions named:", ", ".join("%d.%d" % v for v in sorted(found)))
 sys.exit(0 if found and max(found) <= (2, 17) else 1)
 PY
+}
+check "the wheel's binary needs no glibc newer than 2.17" glibc_217 "$binary"
+check "the wheel's extension needs no glibc newer than 2.17" glibc_217 "$work/wheel/capout/_capout.abi3.so"
+for f in __init__.py __init__.pyi py.typed pydantic_ai.py; do
+    check "the wheel carries capout/$f" test -f "$work/wheel/capout/$f"
+done
 check "the wheel carries the man page at share/man/man1/capout.1" \
     same_file "$data/data/share/man/man1/capout.1" man/capout.1
 for f in bash-completion/completions/capout zsh/site-functions/_capout fish/vendor_completions.d/capout.fish; do
@@ -134,6 +142,21 @@ check "pip: capout --mcp" serves_mcp "$venv/bin/capout"
 run_case "pip: capout -- sh -c 'exit 3'" 3 "" "$venv/bin/capout" --notice none -- sh -c 'exit 3'
 check "pip installed the man page into the venv's share/man/man1" same_file "$venv/share/man/man1/capout.1" man/capout.1
 check "pip installed the bash completion" test -s "$venv/share/bash-completion/completions/capout"
+# import capout: the extension, in the same venv as the commands.
+imports() {
+    "$venv/bin/python" - "$work/input.txt" "$tail10" <<'PY'
+import sys
+import capout
+data, want = open(sys.argv[1], "rb").read(), sys.argv[2].encode()
+got = capout.cap(data, tail_chars=10)
+capper = capout.Capper(tail_chars=10)
+pushed = capper.push(data[:5]) + capper.push(data[5:]) + capper.finish()[0]
+ran = capout.run(["sh", "-c", "exit 3"], notice="none")
+print("import capout:", capout.__file__)
+sys.exit(0 if (got.output, pushed, got.summary.truncated, ran.summary.exit_code) == (want, want, True, 3) else 1)
+PY
+}
+check "pip: import capout (cap, Capper, run)" imports
 
 echo "== uv tool install"
 uvdir=$work/uv

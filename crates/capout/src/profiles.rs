@@ -211,7 +211,7 @@ pub fn layer(file: Option<&ConfigFile>, name: &str) -> Result<Option<Layer>, cla
 }
 
 /// The names of the profiles there are, for an error message: the first
-/// `KNOWN_NAMED` of them, and how many more.
+/// `KNOWN_NAMED` (20) of them, and how many more.
 pub fn known(file: Option<&ConfigFile>) -> String {
     let mut names: Vec<&str> = BUILT_IN.iter().map(|(name, _)| *name).collect();
     // The names of one TOML table differ: only a built-in one repeats.

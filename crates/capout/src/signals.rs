@@ -46,6 +46,17 @@ static CATCHERS: Mutex<Catchers> = Mutex::new(Catchers { count: 0, caught: None 
 /// Whether no [`Signals`] is catching, so that the caught signals do what
 /// they do by default. Read by the signal handler, which cannot lock.
 static RELEASED: AtomicBool = AtomicBool::new(true);
+/// Whether capout is a library inside another program (see [`embedded`]).
+static EMBEDDED: AtomicBool = AtomicBool::new(false);
+
+/// Says that capout runs inside another program (the Python module),
+/// whose own handlers stay in charge of its signals: a caught signal is
+/// still passed on to a running command, but never ends the process by
+/// its default action; the program's handler runs after capout's, as
+/// signal-hook chains it. Call it before the first [`Signals::catch`].
+pub fn embedded() {
+    EMBEDDED.store(true, Ordering::SeqCst);
+}
 
 impl Signals {
     /// Starts catching SIGINT, SIGTERM and SIGHUP, and SIGCHLD when
@@ -54,6 +65,7 @@ impl Signals {
         let (wake, wake_write) = UnixStream::pair()?;
         wake.set_nonblocking(true)?;
         wake_write.set_nonblocking(true)?;
+        let embedded = EMBEDDED.load(Ordering::SeqCst);
         let caught = {
             let mut catchers = CATCHERS.lock().unwrap_or_else(PoisonError::into_inner);
             if catchers.caught.is_none() {
@@ -61,7 +73,7 @@ impl Signals {
                 let caught: Vec<_> = CAUGHT.into_iter().filter(|(number, _)| !ignored(*number)).collect();
                 // Registered before any other action and never removed, so
                 // that once released, the default action comes first.
-                for (number, _) in &caught {
+                for (number, _) in caught.iter().filter(|_| !embedded) {
                     signal_hook::flag::register_conditional_default(*number, &RELEASED)?;
                 }
                 catchers.caught = Some(caught);
@@ -82,7 +94,9 @@ impl Signals {
             // A signal that comes while the last one of its kind is still
             // not acted on (capout is blocked writing its output) ends
             // capout at once: the way out of a stalled reader.
-            signals.ids.push(signal_hook::flag::register_conditional_default(*number, Arc::clone(flag))?);
+            if !embedded {
+                signals.ids.push(signal_hook::flag::register_conditional_default(*number, Arc::clone(flag))?);
+            }
             signals.ids.push(signal_hook::flag::register(*number, Arc::clone(flag))?);
         }
         let numbers = if children {

@@ -252,9 +252,22 @@ impl Capper {
         Capper::with_config(&Config::from(options))
     }
 
+    /// [`Capper::new`], counting every total of the stream (bytes,
+    /// characters, lines, and the tokens of a head or tail token cap)
+    /// whatever the cap needs, as `--json` does: for a harness that
+    /// reports every fact of the [`Summary`], `omitted` among them.
+    pub fn new_counting_all(options: Options) -> Result<Capper, Error> {
+        Capper::with_need(&Config::from(options), true)
+    }
+
     /// A capper for the stream of a run: patterns compiled (once: here),
     /// the save file made.
     pub(crate) fn with_config(config: &Config) -> Result<Capper, Error> {
+        Capper::with_need(config, config.reads_totals())
+    }
+
+    /// [`Capper::with_config`]; `all` counts every total.
+    fn with_need(config: &Config, all: bool) -> Result<Capper, Error> {
         // An invalid pattern is a usage error: no file is made.
         let matcher = config
             .pattern
@@ -272,11 +285,11 @@ impl Capper {
         let route = Route::new(target, config.json, renderer);
         let core = Core {
             saver,
-            cap: build_cap(config, matcher),
+            cap: build_cap(config, matcher, all),
             line_cap: char_line_cap(config).map(|w| LineCap::new(w, config.unit)),
             capped: Vec::new(),
             rescuer: keep.and_then(|matcher| build_rescuer(config, matcher)),
-            totals: Totals::new(config.need()),
+            totals: Totals::new(if all { crate::count::Need::ALL } else { config.need() }),
             route,
         };
         Ok(Capper {
@@ -518,7 +531,8 @@ impl<W: Write> Write for CapWriter<W> {
     }
 }
 
-fn build_cap(config: &Config, matcher: Option<Matcher>) -> Box<dyn Cap> {
+/// The cap of `config`; `all`: a token cap counts the tokens it cuts.
+fn build_cap(config: &Config, matcher: Option<Matcher>, all: bool) -> Box<dyn Cap> {
     let shaper = || LineShaper::new(config.max_line, config.unit, config.line_numbers);
     match config.cap {
         CapSpec::TailChars(n) => Box::new(TailUnits::new(n, config.unit)),
@@ -536,8 +550,8 @@ fn build_cap(config: &Config, matcher: Option<Matcher>) -> Box<dyn Cap> {
             TailLines::from_line(t, h.saturating_add(1), shaper()),
         )),
         CapSpec::HeadTailChars(h, t) => Box::new(HeadTailChars::new(h, t, config.unit)),
-        CapSpec::TailTokens(n) => Box::new(TailTokens::new(n, config.tokenizer, config.reads_totals())),
-        CapSpec::HeadTokens(n) => Box::new(HeadTokens::new(n, config.tokenizer, config.reads_totals())),
+        CapSpec::TailTokens(n) => Box::new(TailTokens::new(n, config.tokenizer, all)),
+        CapSpec::HeadTokens(n) => Box::new(HeadTokens::new(n, config.tokenizer, all)),
         CapSpec::HeadTailTokens(h, t) => Box::new(HeadTailTokens::new(h, t, config.tokenizer)),
     }
 }
@@ -577,6 +591,30 @@ fn build_rescuer(config: &Config, matcher: Matcher) -> Option<Rescuer> {
 mod tests {
     use super::{Capper, LINE_CAP_SLICE};
     use crate::{CapSpec, Options};
+
+    /// A tail cap needs no totals of characters or lines, so `new` leaves
+    /// them (and `omitted`, which follows from them) uncounted;
+    /// `new_counting_all` counts them, and the tokens a token cap cut.
+    #[test]
+    fn new_counting_all_counts_what_the_cap_does_not_need() {
+        let run = |options: Options, all: bool| {
+            let mut capper =
+                if all { Capper::new_counting_all(options) } else { Capper::new(options) }.expect("valid");
+            let mut out = Vec::new();
+            capper.push("a\u{e9}c\ndef\n".as_bytes(), &mut out).expect("push");
+            capper.finish(&mut out).expect("finish")
+        };
+        let tail = Options::new(CapSpec::TailChars(3));
+        let plain = run(tail.clone(), false);
+        assert_eq!((plain.totals.chars(), plain.totals.lines(), plain.omitted), (None, None, None));
+        let all = run(tail, true);
+        assert_eq!((all.totals.bytes(), all.totals.chars(), all.totals.lines()), (9, Some(8), Some(2)));
+        assert_eq!(all.omitted, Some(5));
+        let tokens = run(Options::new(CapSpec::TailTokens(1)), true);
+        assert!(tokens.truncated);
+        assert!(tokens.total_tokens.is_some_and(|t| t > 1), "{:?}", tokens.total_tokens);
+        assert!(tokens.omitted.is_some_and(|o| o > 0), "{:?}", tokens.omitted);
+    }
 
     /// What `--max-line-chars` writes at once before a character cap is
     /// bounded by a slice, not by the piece pushed: a read of short lines

@@ -48,7 +48,7 @@ pub enum Outcome {
 }
 
 /// A cap: it takes the stream piece by piece and keeps a bounded part.
-pub trait Cap {
+pub trait Cap: Send {
     /// Takes the next piece of the stream; `totals` counts the stream up
     /// to the end of this piece.
     fn feed(&mut self, piece: &[u8], totals: &Totals, out: &mut Output) -> io::Result<()>;

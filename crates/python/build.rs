@@ -1,0 +1,47 @@
+//! With the feature `bundle-binaries` (which the wheel's build turns on,
+//! see pyproject.toml), builds the `capout` and `capout-mcp` executables
+//! for the same target and puts them in the wheel's scripts
+//! (packaging/wheel-data/scripts), so that one `pip install .` gives
+//! both `import capout` and the commands: maturin builds either an
+//! extension or executables, never both in one wheel.
+
+use std::env;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    if env::var_os("CARGO_FEATURE_BUNDLE_BINARIES").is_none() {
+        return;
+    }
+    let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let root = manifest.join("../..");
+    for watched in ["crates/capout", "crates/core", "Cargo.lock"] {
+        println!("cargo:rerun-if-changed={}", root.join(watched).display());
+    }
+    let target = env::var("TARGET").expect("cargo sets TARGET");
+    let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("bins");
+    let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    // A target directory of its own: the outer build holds the lock of
+    // its own. The linker settings (maturin's zig, for manylinux) come
+    // through the environment, as they came to this build.
+    let status = Command::new(cargo)
+        .current_dir(&root)
+        .args(["build", "--release", "--locked", "-p", "capout", "--bins", "--target", &target])
+        .args(["--config", "profile.release.strip=true"])
+        .arg("--target-dir")
+        .arg(&out)
+        // The outer build's flags are the extension's, not the programs'.
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("RUSTFLAGS")
+        .status()
+        .expect("cannot run cargo to build capout's executables");
+    assert!(status.success(), "building capout's executables failed: {status}");
+    let scripts = root.join("packaging/wheel-data/scripts");
+    std::fs::create_dir_all(&scripts).expect("cannot make packaging/wheel-data/scripts");
+    for name in ["capout", "capout-mcp"] {
+        let built = out.join(&target).join("release").join(name);
+        std::fs::copy(&built, scripts.join(name))
+            .unwrap_or_else(|e| panic!("cannot copy {} into the wheel's scripts: {e}", built.display()));
+    }
+}
