@@ -10,8 +10,8 @@
 //! session goes on.
 
 mod leftovers;
-mod paths;
-mod tools;
+pub mod paths;
+pub mod tools;
 mod transport;
 
 use std::collections::HashMap;
