@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The tests of the native module (node --test): builds it and the capout
 # binaries (the oracle the tests compare with), installs the dev
-# dependencies of package-lock.json into crates/node/test/node_modules from
+# dependencies of crates/node/package-lock.json into crates/node/node_modules from
 # the npm registry (again only when the lock file changed), lays the
 # `capout` package and its platform package beside them, as an install
-# lays them, and runs the tests.
+# lays them (for the tests and the examples), and runs the tests.
 set -euo pipefail
 cd "$(dirname "$0")"
 test=$PWD
-root=$(cd ../../.. && pwd)
+cd ..
+root=$(cd ../.. && pwd)
 
 for tool in node npm cargo; do
     command -v "$tool" >/dev/null || { echo "crates/node/test/run.sh: $tool is not installed" >&2; exit 1; }
