@@ -32,3 +32,6 @@ export declare function grepTool(options?: ToolOptions<GrepInput>): Tool<GrepInp
 export declare function bashTool(
   options?: ToolOptions<BashInput> & { /** Seconds before a command is stopped, when the call gives none (default 120). */ timeout?: number },
 ): Tool<BashInput, string>;
+
+/** A tool's error: its message is the server's text, and so is its toString(). */
+export declare class ToolError extends Error {}

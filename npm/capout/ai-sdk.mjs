@@ -22,6 +22,21 @@ function toolsFor(root) {
   return tools;
 }
 
+/**
+ * A tool's error, as the server returns it: the AI SDK sends the model an
+ * error's toString(), which here is the text alone ("Error: " would be
+ * the SDK's, not the server's).
+ */
+export class ToolError extends Error {
+  toString() {
+    return this.message;
+  }
+}
+const told = (call) =>
+  call.catch((e) => {
+    throw new ToolError(e.message, { cause: e });
+  });
+
 const whole = (text) => z.number().int().min(0).optional().describe(text);
 
 // What every tool takes: the SDK's approval, as `needsApproval` is given.
@@ -40,7 +55,7 @@ export function readTool(options = {}) {
       limit: whole(args.limit),
     }),
     ...approval(options),
-    execute: ({ path: file, offset, limit }) => tools.read(file, offset, limit),
+    execute: ({ path: file, offset, limit }) => told(tools.read(file, offset, limit)),
   });
 }
 
@@ -58,7 +73,7 @@ export function grepTool(options = {}) {
     }),
     ...approval(options),
     execute: ({ pattern, path: where, glob, case_insensitive }) =>
-      tools.grep(pattern, where, glob, case_insensitive),
+      told(tools.grep(pattern, where, glob, case_insensitive)),
   });
 }
 
@@ -73,6 +88,6 @@ export function bashTool(options = {}) {
       timeout: whole(args.timeout),
     }),
     ...approval(options),
-    execute: ({ command, timeout }) => tools.bash(command, timeout ?? options.timeout),
+    execute: ({ command, timeout }) => told(tools.bash(command, timeout ?? options.timeout)),
   });
 }

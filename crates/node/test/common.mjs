@@ -44,3 +44,44 @@ export function cliSummary(options, input) {
   }
   return summary;
 }
+
+/**
+ * capout-mcp over ROOT, as a client drives it (line-delimited JSON-RPC):
+ * `call(name, args)` is the result of tools/call, `list()` of tools/list.
+ */
+export async function mcpServer(root) {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(mcpBin, ['--root', root], { env: cleanEnv, stdio: ['pipe', 'pipe', 'inherit'] });
+  const waiting = new Map();
+  let buffered = '';
+  child.stdout.on('data', (chunk) => {
+    buffered += chunk;
+    let nl;
+    while ((nl = buffered.indexOf('\n')) >= 0) {
+      const message = JSON.parse(buffered.slice(0, nl));
+      buffered = buffered.slice(nl + 1);
+      waiting.get(message.id)?.(message);
+    }
+  });
+  let id = 0;
+  const request = (method, params) =>
+    new Promise((resolve) => {
+      waiting.set(++id, resolve);
+      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+    });
+  await request('initialize', {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'test', version: '1' },
+  });
+  child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
+  return {
+    call: async (name, args) => (await request('tools/call', { name, arguments: args })).result,
+    list: async () => (await request('tools/list', {})).result.tools,
+    close: () =>
+      new Promise((resolve) => {
+        child.on('close', resolve);
+        child.stdin.end();
+      }),
+  };
+}
