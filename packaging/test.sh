@@ -142,8 +142,13 @@ UV_TOOL_DIR=$uvdir/tools UV_TOOL_BIN_DIR=$uvdir/bin "$tools/bin/uv" tool install
 run_case "uv: capout -c 10" 0 "$tail10" "$uvdir/bin/capout" -c 10
 check "uv installed the man page" same_file "$uvdir/tools/capout/share/man/man1/capout.1" man/capout.1
 
+echo "== the Node.js module: cargo build --release -p capout-node"
+start=$SECONDS
+cargo build --release --locked -p capout-node
+echo "built in $((SECONDS - start)) s"
+
 echo "== npm pack, npm install into a scratch directory, offline"
-packaging/npm-pack.sh "$binary" "$dist"
+packaging/npm-pack.sh "$binary" "$dist" target/release/libcapout_node.so
 scratch=$work/npm-scratch
 rm -rf "$scratch"
 mkdir -p "$scratch"
@@ -192,6 +197,60 @@ PY
 check "npm launcher sent SIGTERM: capout gets it, the launcher dies of it" signal_case launcher SIGTERM
 check "npm launcher sent SIGINT: capout gets it, the launcher dies of it" signal_case launcher SIGINT
 check "capout killed by SIGKILL: the launcher dies of SIGKILL" signal_case capout SIGKILL
+
+echo "== the JS entry: require, import, capout/ai-sdk, types"
+in_scratch() { (cd "$scratch" && "$@"); }
+check "require('capout') from CommonJS: cap() is capout -c 10" \
+    test "$(in_scratch node -e 'process.stdout.write(require("capout").cap(require("fs").readFileSync(0), { tailChars: 10 }))' <"$work/input.txt")" = "${tail10%$'\n'}"
+esm_capper='import { Capper } from "capout";
+const c = new Capper({ headLines: 1 });
+process.stdout.write(Buffer.concat([c.push("line one\nline two\n"), c.finish().output]));'
+check "import { Capper } from 'capout' in an ES module" \
+    test "$(in_scratch node --input-type=module -e "$esm_capper")" = "$(printf 'line one\nline two\n' | "$launcher" -n 1)"
+# The AI SDK, zod and TypeScript at the versions the tests pin, from the
+# registry (or npm's cache).
+dev_deps=$(node -p 'Object.entries(require("./crates/node/package.json").devDependencies).map(([n, v]) => n + "@" + v).join(" ")')
+# shellcheck disable=SC2086
+(cd "$scratch" && npm install --prefer-offline --silent --no-audit --no-fund $dev_deps)
+ai_esm='import { bashTool } from "capout/ai-sdk";
+process.stdout.write(await bashTool({ root: "." }).execute({ command: "seq 3 | tail -c 2" }, { toolCallId: "1", messages: [] }));'
+check "import { bashTool } from 'capout/ai-sdk': the server's bash" test "$(in_scratch node --input-type=module -e "$ai_esm")" = "3"
+ai_cjs='require("capout/ai-sdk").readTool({ root: "." }).execute({ path: "package.json", limit: 1 }, { toolCallId: "1", messages: [] }).then((t) => process.stdout.write(t))'
+check "require('capout/ai-sdk') from CommonJS: the server's read" \
+    test "$(in_scratch node -e "$ai_cjs")" = "$(printf '     1\t{\n... (truncated, showing lines 1-1 of %s, next offset 1)' "$(wc -l <"$scratch/package.json")")"
+cat >"$scratch/tsconfig.json" <<'JSON'
+{ "compilerOptions": { "module": "nodenext", "strict": true, "noEmit": true, "skipLibCheck": true, "types": ["node"] } }
+JSON
+cat >"$scratch/consumer.mts" <<'TS'
+import { Capper, cap, type Summary } from 'capout';
+import { bashTool, grepTool, readTool } from 'capout/ai-sdk';
+const capper = new Capper({ tailLines: 5, stripAnsi: true });
+const now: Buffer = capper.push('text');
+const { output, summary }: { output: Buffer; summary: Summary } = capper.finish();
+const total: number | null = summary.totalLines;
+const text: string = cap('text', { headLines: 2, offset: 1 });
+const tools = { bash: bashTool({ root: '.', timeout: 30, needsApproval: true }), read: readTool(), grep: grepTool({ root: '.' }) };
+export { now, output, total, text, tools };
+TS
+cat >"$scratch/consumer.cts" <<'TS'
+import capout = require('capout');
+import aiSdk = require('capout/ai-sdk');
+export const text: string = capout.cap(Buffer.from('x'), { tailChars: 1 });
+export const bash = aiSdk.bashTool({ root: '.' });
+TS
+tsc=$PWD/crates/node/node_modules/.bin/tsc
+[[ -x $tsc ]] || tsc=$scratch/node_modules/.bin/tsc
+check "the types resolve for ESM and CommonJS consumers (tsc --noEmit)" in_scratch "$tsc" -p tsconfig.json
+printf 'import { cap } from "capout";\nexport const n: number = cap(1);\n' >"$scratch/wrong.mts"
+if in_scratch "$tsc" --noEmit --module nodenext --strict --skipLibCheck --types node wrong.mts >/dev/null; then
+    fail "tsc accepts cap(1) as a number: the types say nothing"
+else
+    pass "tsc rejects a wrong use of cap(): the types are the module's"
+fi
+rm -f "$scratch/wrong.mts"
+err=$(node -e 'require("./npm/capout")' 2>&1 | grep -o 'Error: capout: .*') || true
+check "require('capout') without its platform package says so" \
+    test "$err" = "Error: capout: no native module for $platform: the package capout-$platform is not installed (install it beside capout)"
 err=$(node npm/capout/bin/capout.js --version 2>&1 >/dev/null) && status=0 || status=$?
 check "the launcher without its platform package says so, status 1" \
     test "$status:$err" = "1:capout: no binary for $platform: the package capout-$platform is not installed (install it beside capout, or install capout with cargo)"

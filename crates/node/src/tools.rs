@@ -2,24 +2,44 @@
 //! same functions, roots and notices as `capout --mcp`, run off the
 //! event loop.
 
+use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use capout::mcp::paths::{self, Roots};
 use capout::mcp::tools::Tools;
 use napi::bindgen_prelude::AsyncTask;
 use napi::{Env, Error, Result, Task};
 use napi_derive::napi;
+use rustix::process::{Pid, Signal, kill_process};
 use serde_json::{Value, json};
 
 /// The default `timeout` of `bash`, in seconds, as the server's.
 const BASH_TIMEOUT: u64 = 120;
 
+/// The most the saved outputs of one set of tools take in all, as the
+/// server's: the oldest are removed first.
+const SAVED_MAX: u64 = 1 << 30;
+
+/// The variable that marks the processes of one `bash` call
+/// (`PID.CALL`), so that what a call left running is found and ended.
+const MARK: &str = "CAPOUT_NODE_CALL";
+
+/// How long what a call left running gets between SIGTERM and SIGKILL,
+/// as the server's.
+const GRACE: Duration = Duration::from_secs(2);
+
+static CALLS: AtomicU64 = AtomicU64::new(0);
+
 /// The tools over one root, with the folder their saved outputs go to.
 #[napi(js_name = "Tools")]
 pub struct JsTools {
     tools: Arc<Tools>,
+    /// The saved outputs, oldest first, with their sizes.
+    files: Arc<Mutex<Vec<(OsString, u64)>>>,
     /// Removed by `close`, or when the object is collected.
     saved: Option<tempfile::TempDir>,
 }
@@ -44,7 +64,7 @@ impl JsTools {
             .map_err(|e| fail(format!("cannot make a folder for saved outputs: {}", paths::reason(&e))))?;
         let saved_path = saved.path().canonicalize().map_err(|e| fail(paths::reason(&e)))?;
         let tools = Tools::new(Roots::new(root, real, saved_path)).map_err(Error::from_reason)?;
-        Ok(JsTools { tools: Arc::new(tools), saved: Some(saved) })
+        Ok(JsTools { tools: Arc::new(tools), files: Arc::default(), saved: Some(saved) })
     }
 
     /// The folder the whole outputs of `bash` are saved to.
@@ -97,7 +117,7 @@ impl JsTools {
     }
 
     fn call(&self, work: Work) -> AsyncTask<Call> {
-        AsyncTask::new(Call { tools: Arc::clone(&self.tools), work })
+        AsyncTask::new(Call { tools: Arc::clone(&self.tools), files: Arc::clone(&self.files), work })
     }
 }
 
@@ -121,6 +141,7 @@ enum Work {
 /// One call, run on a thread of libuv's pool: its text, or its error's.
 pub struct Call {
     tools: Arc<Tools>,
+    files: Arc<Mutex<Vec<(OsString, u64)>>>,
     work: Work,
 }
 
@@ -135,13 +156,88 @@ impl Task for Call {
             Work::Grep { pattern, path, glob, case_insensitive } => {
                 tools.grep(pattern, path, glob.as_deref(), *case_insensitive)
             }
-            Work::Bash { command, timeout } => tools.bash(command, *timeout, Vec::new(), None),
+            Work::Bash { command, timeout } => {
+                let call = CALLS.fetch_add(1, Ordering::Relaxed);
+                let mark = format!("{}.{call}", std::process::id());
+                let ran = tools.bash(command, *timeout, vec![(MARK.into(), mark.clone().into())], None);
+                evict(&tools.roots.saved, &self.files);
+                // What the command left running ends with the call, beside
+                // the reply rather than before it.
+                let _ = std::thread::Builder::new().name("capout-leftovers".into()).spawn(move || end(&mark));
+                ran
+            }
         }
         .map_err(Error::from_reason)
     }
 
     fn resolve(&mut self, _: Env, output: String) -> Result<String> {
         Ok(output)
+    }
+}
+
+/// Removes the oldest saved outputs until the rest fit in [`SAVED_MAX`];
+/// the newest stays, even alone over it: the notice just named it.
+fn evict(dir: &Path, files: &Mutex<Vec<(OsString, u64)>>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut files = files.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut present: Vec<_> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let meta = entry.metadata().ok().filter(std::fs::Metadata::is_file)?;
+            Some((entry.file_name(), meta.len()))
+        })
+        .collect();
+    files.retain(|(name, _)| present.iter().any(|(n, _)| n == name));
+    present.retain(|(name, _)| !files.iter().any(|(n, _)| n == name));
+    files.extend(present);
+    let mut total: u64 = files.iter().map(|(_, len)| len).sum();
+    while total > SAVED_MAX && files.len() > 1 {
+        let (name, len) = files.remove(0);
+        let _ = std::fs::remove_file(dir.join(name));
+        total -= len;
+    }
+}
+
+/// The processes of this user that carry `MARK=mark`, found in /proc.
+fn marked(mark: &str) -> Vec<Pid> {
+    let var = format!("{MARK}={mark}");
+    let me = std::process::id();
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let pid = entry.file_name().to_str()?.parse::<u32>().ok().filter(|pid| *pid != me)?;
+            let environ = std::fs::read(entry.path().join("environ")).ok()?;
+            environ.split(|b| *b == 0).any(|v| v == var.as_bytes()).then_some(())?;
+            Pid::from_raw(i32::try_from(pid).ok()?)
+        })
+        .collect()
+}
+
+/// Ends what a call left running, as the server does: SIGTERM (and
+/// SIGCONT), then SIGKILL to what is still there after [`GRACE`]. Nothing
+/// is reaped here: this process is no subreaper, so the orphans are
+/// init's, and its own children are Node's to wait for.
+fn end(mark: &str) {
+    if marked(mark).is_empty() {
+        return;
+    }
+    for pid in marked(mark) {
+        let _ = kill_process(pid, Signal::TERM);
+        let _ = kill_process(pid, Signal::CONT);
+    }
+    let deadline = Instant::now() + GRACE;
+    while !marked(mark).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for _ in 0..4 {
+        let found = marked(mark);
+        if found.is_empty() {
+            break;
+        }
+        for pid in found {
+            let _ = kill_process(pid, Signal::KILL);
+        }
     }
 }
 

@@ -148,3 +148,37 @@ test('the tools describe themselves and their arguments as capout --mcp lists th
   }
   assert.deepEqual(listed.map((t) => t.name).sort(), ['bash', 'grep', 'read']);
 });
+
+test('bash: what a command leaves running in the background is ended after the call', async () => {
+  const tool = bashTool({ root });
+  // The second job has left the session (setsid) before the command ends:
+  // the command waits (up to 10 s) until it runs sleep, after setsid.
+  const script = [
+    'sleep 300 >/dev/null 2>&1 & echo $!',
+    'setsid sleep 301 >/dev/null 2>&1 & p=$!',
+    'i=0; until [ "$(tr "\\0" " " </proc/$p/cmdline)" = "sleep 301 " ] || [ $i = 1000 ]; do sleep 0.01; i=$((i+1)); done',
+  ].join('\n');
+  const text = await tool.execute({ command: script }, { toolCallId: 'bg', messages: [] });
+  const pid = Number(text.trim());
+  assert.ok(pid > 0, text);
+  // Bounded wait for the grace (2 s) and the kill, polled.
+  const deadline = Date.now() + 30000;
+  const alive = () => {
+    try {
+      return !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].startsWith('Z');
+    } catch {
+      return false;
+    }
+  };
+  const setsidAlive = () =>
+    fs.readdirSync('/proc').some((p) => {
+      try {
+        return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8') === 'sleep\x00301\x00';
+      } catch {
+        return false;
+      }
+    });
+  while ((alive() || setsidAlive()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(alive(), false, 'the background job is gone');
+  assert.equal(setsidAlive(), false, 'the job that left the session is gone');
+});

@@ -1,0 +1,43 @@
+//! The Rust side of crates/node/bench/bench.sh: the engine's `push`
+//! throughput on the input the JavaScript side pushes (64 MiB of numbered
+//! lines in 64 KiB chunks), for each cap it measures.
+//!
+//!   cargo run --release -p capout-node --example push_bench
+
+use std::time::Instant;
+
+use capout_core::{CapSpec, Capper, Options};
+
+const TOTAL: usize = 64 << 20;
+const CHUNK: usize = 64 << 10;
+
+fn main() -> Result<(), capout_core::Error> {
+    let mut data = Vec::with_capacity(TOTAL + 64);
+    let mut n = 0u64;
+    while data.len() < TOTAL {
+        n += 1;
+        data.extend_from_slice(format!("line {n} of the benchmark, with some text after it\n").as_bytes());
+    }
+    data.truncate(TOTAL);
+    let caps = [
+        ("tailChars 5000", CapSpec::TailChars(5000)),
+        ("headLines 100", CapSpec::HeadLines { limit: 100, offset: 0 }),
+        ("tailLines 100", CapSpec::TailLines(100)),
+    ];
+    for (name, cap) in caps {
+        let mut best = f64::MAX;
+        for _ in 0..5 {
+            let start = Instant::now();
+            let mut capper = Capper::new(Options::new(cap))?;
+            let mut out = Vec::new();
+            for chunk in data.chunks(CHUNK) {
+                out.clear();
+                capper.push(chunk, &mut out)?;
+            }
+            capper.finish(&mut out)?;
+            best = best.min(start.elapsed().as_secs_f64());
+        }
+        println!("rust push {name}: {:.1} ms, {:.0} MiB/s", best * 1e3, 64.0 / best);
+    }
+    Ok(())
+}
