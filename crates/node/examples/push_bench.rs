@@ -2,7 +2,7 @@
 //! throughput on the input the JavaScript side pushes (64 MiB of numbered
 //! lines in 64 KiB chunks), for each cap it measures.
 //!
-//!   cargo run --release -p capout-node --example push_bench
+//! `cargo run --release -p capout-node --example push_bench`
 
 use std::time::Instant;
 
