@@ -74,13 +74,36 @@ pub fn words(options: Option<&Value>) -> Result<Vec<String>, String> {
 /// `capout` prints on stderr, without its last newline).
 pub fn parse(options: Option<&Value>) -> Result<Options, String> {
     let words = words(options)?;
+    // The CLI's parser costs more than capping a short text: the options
+    // of the last calls are kept (as a harness calls with a few sets).
+    let cached =
+        PARSED.with_borrow(|parsed| parsed.iter().find(|(w, _)| *w == words).map(|(_, o)| o.clone()));
+    if let Some(options) = cached {
+        return Ok(options);
+    }
     // No config file and no CAPOUT_OPTS: a library's result depends on
     // its arguments alone. The built-in profiles are there.
-    match cli::try_parse(&words, None) {
-        Ok(Action::Run(config)) => Ok(engine_options(&config)),
-        Ok(_) => Err("capout: the options do not ask to cap a stream".into()),
-        Err(e) => Err(e.render().to_string().trim_end().to_owned()),
-    }
+    let options = match cli::try_parse(&words, None) {
+        Ok(Action::Run(config)) => engine_options(&config),
+        Ok(_) => return Err("capout: the options do not ask to cap a stream".into()),
+        Err(e) => return Err(e.render().to_string().trim_end().to_owned()),
+    };
+    PARSED.with_borrow_mut(|parsed| {
+        if parsed.len() == CACHED {
+            parsed.remove(0);
+        }
+        parsed.push((words, options.clone()));
+    });
+    Ok(options)
+}
+
+/// How many sets of options [`parse`] keeps parsed.
+const CACHED: usize = 8;
+
+thread_local! {
+    /// The options of the last calls, as words and as parsed, oldest
+    /// first. Only valid ones: an error is parsed again, and thrown again.
+    static PARSED: std::cell::RefCell<Vec<(Vec<String>, Options)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The parsed command line as the engine's options.
