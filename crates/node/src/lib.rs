@@ -9,7 +9,7 @@
 //!   bounds them, for the AI SDK tools of `capout/ai-sdk`.
 //!
 //! The options are the camelCase of the CLI's, parsed by the CLI's own
-//! parser ([`options`]).
+//! parser (the module `options`).
 
 mod options;
 mod tools;
