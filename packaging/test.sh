@@ -215,9 +215,10 @@ dev_deps=$(node -p 'Object.entries(require("./crates/node/package.json").devDepe
 ai_esm='import { bashTool } from "capout/ai-sdk";
 process.stdout.write(await bashTool({ root: "." }).execute({ command: "seq 3 | tail -c 2" }, { toolCallId: "1", messages: [] }));'
 check "import { bashTool } from 'capout/ai-sdk': the server's bash" test "$(in_scratch node --input-type=module -e "$ai_esm")" = "3"
-ai_cjs='require("capout/ai-sdk").readTool({ root: "." }).execute({ path: "package.json", limit: 1 }, { toolCallId: "1", messages: [] }).then((t) => process.stdout.write(t))'
+printf 'one\ntwo\n' >"$scratch/two.txt"
+ai_cjs='require("capout/ai-sdk").readTool({ root: "." }).execute({ path: "two.txt", limit: 1 }, { toolCallId: "1", messages: [] }).then((t) => process.stdout.write(t))'
 check "require('capout/ai-sdk') from CommonJS: the server's read" \
-    test "$(in_scratch node -e "$ai_cjs")" = "$(printf '     1\t{\n... (truncated, showing lines 1-1 of %s, next offset 1)' "$(wc -l <"$scratch/package.json")")"
+    test "$(in_scratch node -e "$ai_cjs")" = "$(printf '     1\tone\n... (truncated, showing lines 1-1 of 2, next offset 1)')"
 # The consumers of crates/node/test/types, against the installed package.
 cp crates/node/test/types/{tsconfig.json,consumer.mts,consumer.cts,wrong.mts} "$scratch"
 tsc=$PWD/crates/node/node_modules/.bin/tsc
