@@ -15,8 +15,8 @@ mod options;
 mod tools;
 
 use capout_core::{CapSpec, Limit, Options, Summary};
-use napi::bindgen_prelude::{Buffer, Either};
-use napi::{Error, Result};
+use napi::bindgen_prelude::{Buffer, BufferSlice, Either};
+use napi::{Env, Error, Result};
 use napi_derive::napi;
 use serde_json::{Value, json};
 
@@ -124,6 +124,8 @@ pub struct Finished {
 pub struct JsCapper {
     /// `None` once finished.
     engines: Option<Engines>,
+    /// What a push writes, kept for the next.
+    out: Vec<u8>,
 }
 
 #[napi]
@@ -132,19 +134,26 @@ impl JsCapper {
     /// option throws the CLI's message.
     #[napi(constructor)]
     pub fn new(options: Option<Value>) -> Result<Self> {
-        Ok(JsCapper { engines: Some(Engines::new(options.as_ref(), true)?) })
+        Ok(JsCapper { engines: Some(Engines::new(options.as_ref(), true)?), out: Vec::new() })
     }
 
     /// Takes the next chunk and returns what may be written now.
-    #[napi]
-    pub fn push(&mut self, chunk: Either<Buffer, String>) -> Result<Buffer> {
+    // Borrowed in and copied out: a reference to the chunk and a buffer
+    // with a finalizer for the output cost more than a copy of what a
+    // push writes (nothing, for a tail cap).
+    #[napi(ts_return_type = "Buffer")]
+    pub fn push<'env>(
+        &mut self,
+        env: &'env Env,
+        chunk: Either<BufferSlice<'env>, String>,
+    ) -> Result<BufferSlice<'env>> {
         let engines = self.engines.as_mut().ok_or_else(finished)?;
-        let mut out = Vec::new();
+        self.out.clear();
         match &chunk {
-            Either::A(buffer) => engines.push(buffer, &mut out)?,
-            Either::B(text) => engines.push(text.as_bytes(), &mut out)?,
+            Either::A(buffer) => engines.push(buffer, &mut self.out)?,
+            Either::B(text) => engines.push(text.as_bytes(), &mut self.out)?,
         }
-        Ok(out.into())
+        BufferSlice::copy_from(env, &self.out)
     }
 
     /// Ends the stream: what the cap held back, the notice, the summary.
