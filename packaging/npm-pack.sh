@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Packs the npm packages into tarballs: capout-OS-CPU-VERSION.tgz, the
-# binary for this host (as `node` names its platform and architecture),
-# and capout-VERSION.tgz, the launcher that runs it.
+# binary for this host (as `node` names its platform and architecture)
+# and the Node.js native module, and capout-VERSION.tgz, the launcher that
+# runs the binary and the JS entry (`require('capout')`, `capout/ai-sdk`)
+# that loads the module.
 #
-#   packaging/npm-pack.sh [BINARY OUTDIR]
+#   packaging/npm-pack.sh [BINARY OUTDIR [MODULE]]
 #
-# capout-mcp, the server of `capout --mcp`, is taken from beside BINARY.
-# With no arguments it builds target/release/capout (cargo build --release)
-# and writes the tarballs to target/npm. The platform package is made under
+# capout-mcp, the server of `capout --mcp`, is taken from beside BINARY,
+# and so is the module (libcapout_node.so, shipped as capout.node) unless
+# MODULE names it. With no arguments it builds target/release/capout and
+# the module (cargo build --release) and writes the tarballs to target/npm. The platform package is made under
 # target/packaging/npm from npm/platform; its version is Cargo.toml's, and
 # the script stops if npm/capout/package.json says another.
 set -euo pipefail
@@ -17,12 +20,14 @@ if [[ $# == 0 ]]; then
     cargo build --release --locked
     set -- target/release/capout target/npm
 fi
-[[ $# == 2 ]] || { echo "usage: packaging/npm-pack.sh [BINARY OUTDIR]" >&2; exit 2; }
+[[ $# == 2 || $# == 3 ]] || { echo "usage: packaging/npm-pack.sh [BINARY OUTDIR [MODULE]]" >&2; exit 2; }
 binary=$1
 out=$2
+module=${3:-$(dirname "$binary")/libcapout_node.so}
 [[ -x $binary ]] || { echo "npm-pack.sh: no capout binary at $binary" >&2; exit 1; }
 server=$(dirname "$binary")/capout-mcp
 [[ -x $server ]] || { echo "npm-pack.sh: no capout-mcp beside $binary" >&2; exit 1; }
+[[ -f $module ]] || { echo "npm-pack.sh: no Node.js module at $module (cargo build --release -p capout-node)" >&2; exit 1; }
 version=$(packaging/version.sh)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -47,6 +52,7 @@ rm -rf "$stage"
 mkdir -p "$stage/bin"
 install -m 755 "$binary" "$stage/bin/capout"
 install -m 755 "$server" "$stage/bin/capout-mcp"
+install -m 755 "$module" "$stage/capout.node"
 sed "s/PLATFORM/$platform/g" npm/platform/README.md > "$stage/README.md"
 node - "$name" "$version" "$stage/package.json" <<'JS'
 const [name, version, file] = process.argv.slice(2);
@@ -54,11 +60,11 @@ const main = require('./npm/capout/package.json');
 const manifest = {
   name,
   version,
-  description: `The capout binary for ${process.platform}-${process.arch}`,
+  description: `The capout binary and Node.js module for ${process.platform}-${process.arch}`,
   license: main.license,
   os: [process.platform],
   cpu: [process.arch],
-  files: ['bin/capout', 'bin/capout-mcp'],
+  files: ['bin/capout', 'bin/capout-mcp', 'capout.node'],
 };
 // A binary linked against glibc does not run on musl (Alpine).
 if (process.platform === 'linux') manifest.libc = ['glibc'];

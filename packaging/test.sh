@@ -165,8 +165,13 @@ UV_TOOL_DIR=$uvdir/tools UV_TOOL_BIN_DIR=$uvdir/bin "$tools/bin/uv" tool install
 run_case "uv: capout -c 10" 0 "$tail10" "$uvdir/bin/capout" -c 10
 check "uv installed the man page" same_file "$uvdir/tools/capout/share/man/man1/capout.1" man/capout.1
 
+echo "== the Node.js module: cargo build --release -p capout-node"
+start=$SECONDS
+cargo build --release --locked -p capout-node
+echo "built in $((SECONDS - start)) s"
+
 echo "== npm pack, npm install into a scratch directory, offline"
-packaging/npm-pack.sh "$binary" "$dist"
+packaging/npm-pack.sh "$binary" "$dist" target/release/libcapout_node.so
 scratch=$work/npm-scratch
 rm -rf "$scratch"
 mkdir -p "$scratch"
@@ -215,6 +220,39 @@ PY
 check "npm launcher sent SIGTERM: capout gets it, the launcher dies of it" signal_case launcher SIGTERM
 check "npm launcher sent SIGINT: capout gets it, the launcher dies of it" signal_case launcher SIGINT
 check "capout killed by SIGKILL: the launcher dies of SIGKILL" signal_case capout SIGKILL
+
+echo "== the JS entry: require, import, capout/ai-sdk, types"
+in_scratch() { (cd "$scratch" && "$@"); }
+check "require('capout') from CommonJS: cap() is capout -c 10" \
+    test "$(in_scratch node -e 'process.stdout.write(require("capout").cap(require("fs").readFileSync(0), { tailChars: 10 }))' <"$work/input.txt")" = "${tail10%$'\n'}"
+esm_capper='import { Capper } from "capout";
+const c = new Capper({ headLines: 1 });
+process.stdout.write(Buffer.concat([c.push("line one\nline two\n"), c.finish().output]));'
+check "import { Capper } from 'capout' in an ES module" \
+    test "$(in_scratch node --input-type=module -e "$esm_capper")" = "$(printf 'line one\nline two\n' | "$launcher" -n 1)"
+# The AI SDK, zod and TypeScript at the versions the tests pin, from the
+# registry (or npm's cache).
+dev_deps=$(node -p 'Object.entries(require("./crates/node/package.json").devDependencies).map(([n, v]) => n + "@" + v).join(" ")')
+# shellcheck disable=SC2086
+(cd "$scratch" && npm install --prefer-offline --silent --no-audit --no-fund $dev_deps)
+ai_esm='import { bashTool } from "capout/ai-sdk";
+process.stdout.write(await bashTool({ root: "." }).execute({ command: "seq 3 | tail -c 2" }, { toolCallId: "1", messages: [] }));'
+check "import { bashTool } from 'capout/ai-sdk': the server's bash" test "$(in_scratch node --input-type=module -e "$ai_esm")" = "3"
+printf 'one\ntwo\n' >"$scratch/two.txt"
+ai_cjs='require("capout/ai-sdk").readTool({ root: "." }).execute({ path: "two.txt", limit: 1 }, { toolCallId: "1", messages: [] }).then((t) => process.stdout.write(t))'
+check "require('capout/ai-sdk') from CommonJS: the server's read" \
+    test "$(in_scratch node -e "$ai_cjs")" = "$(printf '     1\tone\n... (truncated, showing lines 1-1 of 2, next offset 1)')"
+# The consumers of crates/node/test/types, against the installed package.
+cp crates/node/test/types/{tsconfig.json,consumer.mts,consumer.cts,wrong.mts} "$scratch"
+tsc=$PWD/crates/node/node_modules/.bin/tsc
+[[ -x $tsc ]] || tsc=$scratch/node_modules/.bin/tsc
+check "the types resolve for ESM and CommonJS consumers (tsc --noEmit)" in_scratch "$tsc" -p tsconfig.json
+wrong=$(in_scratch "$tsc" --ignoreConfig --noEmit --module nodenext --strict --skipLibCheck --types node wrong.mts) || true
+check "tsc rejects a wrong use of cap() and Capper: the types are the package's" \
+    test "$(grep -c 'error TS2322' <<<"$wrong")" = 2
+err=$(node -e 'require("./npm/capout")' 2>&1 | grep -o 'Error: capout: .*') || true
+check "require('capout') without its platform package says so" \
+    test "$err" = "Error: capout: no native module for $platform: the package capout-$platform is not installed (install it beside capout)"
 err=$(node npm/capout/bin/capout.js --version 2>&1 >/dev/null) && status=0 || status=$?
 check "the launcher without its platform package says so, status 1" \
     test "$status:$err" = "1:capout: no binary for $platform: the package capout-$platform is not installed (install it beside capout, or install capout with cargo)"

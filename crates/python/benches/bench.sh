@@ -5,11 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 flags=(--release --config profile.release.lto=false --config profile.release.codegen-units=16)
-cargo build --quiet "${flags[@]}" -p capout-python --lib --example push_bench
+cargo build --quiet "${flags[@]}" -p capout-python --lib --example python_push_bench
 pkg=target/python/bench-pkg
 rm -rf "$pkg"
 mkdir -p "$pkg"
 cp -r crates/python/python/capout "$pkg/capout"
 cp target/release/lib_capout.so "$pkg/capout/_capout.abi3.so"
-target/release/examples/push_bench
+target/release/examples/python_push_bench
 PYTHONPATH=$pkg target/python/venv/bin/python3 crates/python/benches/bench.py

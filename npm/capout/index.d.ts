@@ -1,0 +1,102 @@
+/// <reference types="node" />
+
+/**
+ * The options of `capout`, in camelCase: `tailChars` is `--tail-chars`.
+ * The defaults are the CLI's: with no cap, `tailChars: 5000`. A bad
+ * option (or a bad combination) throws an `Error` whose message is what
+ * `capout` prints for it. `false` for a switch is its `--no-` form.
+ */
+export interface CapOptions {
+  tailChars?: number;
+  headChars?: number;
+  headLines?: number;
+  tailLines?: number;
+  /** Lines skipped before `headLines` starts. */
+  offset?: number;
+  maxMatches?: number;
+  headTokens?: number;
+  tailTokens?: number;
+  tokenizer?: 'estimate' | 'o200k' | 'cl100k';
+  /** With `maxMatches`: count only lines that match this regex. */
+  pattern?: string;
+  fixedStrings?: boolean;
+  ignoreCase?: boolean;
+  /** Characters kept of each line, 0 for all. */
+  maxLineChars?: number;
+  bytes?: boolean;
+  lineNumbers?: boolean;
+  stripAnsi?: boolean;
+  collapseCr?: boolean;
+  render?: boolean;
+  renderWidth?: number;
+  renderHeight?: number;
+  /** Show the cut lines that match this regex after the notice. */
+  keep?: string;
+  keepMax?: number;
+  notice?: 'stdout' | 'stderr' | 'none';
+  noticeFormat?: string;
+  /** A built-in profile: `read`, `grep` or `bash`. */
+  profile?: string;
+  /** Also write the whole stream, uncut, to this file. */
+  save?: string;
+  /** Also write the whole stream to a new file in this folder, removed when nothing was cut. */
+  saveDir?: string;
+}
+
+/** What `capout --json` tells besides the output, with camelCase keys. */
+export interface Summary {
+  /** Every notice line, joined with `\n`; `null` when there is none. */
+  notice: string | null;
+  truncated: boolean;
+  /** The cap's option name, such as `tail-chars`. */
+  cap: string;
+  /** Its limit; a pair for head and tail. */
+  limit: number | [number, number];
+  totalBytes: number;
+  totalChars: number | null;
+  totalLines: number | null;
+  /** Matching lines, with `maxMatches`. */
+  matches: number | null;
+  /** What the cap counts: `chars`, `bytes`, `lines`, `matches` or `tokens`. */
+  unit: string;
+  omitted: number | null;
+  /** With `headLines`, when something was cut: the first and last line shown and the next page's offset. */
+  first: number | null;
+  last: number | null;
+  nextOffset: number | null;
+  totalTokens: number | null;
+  tokenizer: string | null;
+  /** Where the whole stream was saved, when it was. */
+  savedTo: string | null;
+  /** Why saving the whole stream failed part way (the output stands). */
+  saveError: string | null;
+}
+
+/** Caps a stream pushed in chunks of any size, split anywhere. */
+export declare class Capper {
+  constructor(options?: CapOptions);
+  /** Takes the next chunk; returns what may be written now. */
+  push(chunk: Buffer | string): Buffer;
+  /** Ends the stream: what the cap held back and the notice, and the summary. */
+  finish(): { output: Buffer; summary: Summary };
+}
+
+/** What `capout` with these options prints for a whole text. */
+export declare function cap(text: string | Buffer, options?: CapOptions): string;
+
+/** The MCP server's tools over one root (used by `capout/ai-sdk`). */
+export declare class Tools {
+  constructor(root: string);
+  readonly savedDir: string;
+  read(path: string, offset?: number, limit?: number): Promise<string>;
+  grep(pattern: string, path?: string, glob?: string, caseInsensitive?: boolean): Promise<string>;
+  bash(command: string, timeout?: number): Promise<string>;
+  /** Removes the folder of saved outputs. */
+  close(): void;
+}
+
+/** The texts `capout --mcp` lists for its tools and their arguments. */
+export declare function toolDescriptions(): Record<
+  'read' | 'grep' | 'bash',
+  { description: string; args: Record<string, string> }
+>;
