@@ -52,6 +52,8 @@ export interface Summary {
   cap: string;
   /** Its limit; a pair for head and tail. */
   limit: number | [number, number];
+  /** The character (or byte) budget of a line cap, `budgetChars`, when it has one. */
+  budget: number | null;
   totalBytes: number;
   totalChars: number | null;
   totalLines: number | null;
@@ -60,7 +62,7 @@ export interface Summary {
   /** What the cap counts: `chars`, `bytes`, `lines`, `matches` or `tokens`. */
   unit: string;
   omitted: number | null;
-  /** With `headLines`, when something was cut: the first and last line shown and the next page's offset. */
+  /** With `headLines` or a paged `maxMatches`: the first and last line (match) shown, and the next page's offset while more follows. */
   first: number | null;
   last: number | null;
   nextOffset: number | null;

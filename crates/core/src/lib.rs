@@ -718,6 +718,33 @@ impl From<Options> for Config {
 }
 
 impl Config {
+    /// The options of a [`Capper`] that caps as this config does: the
+    /// inverse of `Config::from(options)`, so that every front-end (the
+    /// MCP tools, the Python and Node.js modules) gets all of them from
+    /// one place, and a new option is one the compiler lists here.
+    pub fn options(&self) -> Options {
+        Options {
+            cap: self.cap,
+            pattern: self.pattern.clone(),
+            unit: self.unit,
+            // The config holds the width in force (none for all); the
+            // options say `Some(0)` for all.
+            max_line_chars: Some(self.max_line.unwrap_or(0)),
+            line_numbers: self.line_numbers,
+            budget: self.budget,
+            match_offset: self.match_offset,
+            strip_ansi: self.strip_ansi,
+            collapse_cr: self.collapse_cr,
+            render: self.render,
+            keep: self.keep.clone(),
+            ignore_case: self.ignore_case,
+            notice: self.notice,
+            template: self.template.clone(),
+            save: self.save.clone(),
+            tokenizer: self.tokenizer,
+        }
+    }
+
     /// Whether something reads the totals of the whole input: `--json`,
     /// or a template that speaks of them.
     pub fn reads_totals(&self) -> bool {

@@ -84,9 +84,10 @@ fn summary(options: &Options, shown: &Summary, counted: &Summary) -> Value {
         Limit::One(n) => json!(n),
         Limit::Pair(h, t) => json!([h, t]),
     };
-    // The page of `--head-lines`: all three numbers, or none.
-    let page = match (counted.first, counted.last, counted.next_offset) {
-        (Some(first), Some(last), Some(next)) => Some((first, last, next)),
+    // The page of a paging cap, as `--json` gives it: the first and last
+    // shown, and the next offset while more follows.
+    let page = match (counted.first, counted.last) {
+        (Some(first), Some(last)) if counted.paged => Some((first, last, counted.next_offset)),
         _ => None,
     };
     json!({
@@ -94,6 +95,7 @@ fn summary(options: &Options, shown: &Summary, counted: &Summary) -> Value {
         "truncated": shown.truncated,
         "cap": options.cap.name(),
         "limit": limit,
+        "budget": options.budget,
         "totalBytes": counted.totals.bytes(),
         "totalChars": counted.totals.chars(),
         "totalLines": counted.totals.lines(),
@@ -102,7 +104,7 @@ fn summary(options: &Options, shown: &Summary, counted: &Summary) -> Value {
         "omitted": if shown.truncated { counted.omitted } else { Some(0) },
         "first": page.map(|p| p.0),
         "last": page.map(|p| p.1),
-        "nextOffset": page.map(|p| p.2),
+        "nextOffset": page.and_then(|p| p.2),
         "totalTokens": counted.total_tokens,
         "tokenizer": options.cap.is_token_cap().then(|| options.tokenizer.name()),
         "savedTo": shown.saved_to.as_ref().map(|p| p.display().to_string()),

@@ -3,7 +3,7 @@
 //! profiles and error messages are the CLI's.
 
 use capout::cli::{self, Action};
-use capout_core::{Config, Options, Template};
+use capout_core::{Options, Template};
 use serde_json::Value;
 
 /// The keys of the options object, each the camelCase of a `capout`
@@ -84,7 +84,7 @@ pub fn parse(options: Option<&Value>) -> Result<Options, String> {
     // No config file and no CAPOUT_OPTS: a library's result depends on
     // its arguments alone. The built-in profiles are there.
     let options = match cli::try_parse(&words, None) {
-        Ok(Action::Run(config)) => engine_options(&config),
+        Ok(Action::Run(config)) => config.options(),
         Ok(_) => return Err("capout: the options do not ask to cap a stream".into()),
         Err(e) => return Err(e.render().to_string().trim_end().to_owned()),
     };
@@ -104,27 +104,6 @@ thread_local! {
     /// The options of the last calls, as words and as parsed, oldest
     /// first. Only valid ones: an error is parsed again, and thrown again.
     static PARSED: std::cell::RefCell<Vec<(Vec<String>, Options)>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// The parsed command line as the engine's options.
-fn engine_options(config: &Config) -> Options {
-    let mut options = Options::new(config.cap);
-    options.pattern.clone_from(&config.pattern);
-    options.unit = config.unit;
-    // The config holds the width in force (none for all); the options
-    // say `Some(0)` for all.
-    options.max_line_chars = Some(config.max_line.unwrap_or(0));
-    options.line_numbers = config.line_numbers;
-    options.strip_ansi = config.strip_ansi;
-    options.collapse_cr = config.collapse_cr;
-    options.render = config.render;
-    options.keep.clone_from(&config.keep);
-    options.ignore_case = config.ignore_case;
-    options.notice = config.notice;
-    options.template.clone_from(&config.template);
-    options.save.clone_from(&config.save);
-    options.tokenizer = config.tokenizer;
-    options
 }
 
 /// The options of a second engine that counts what `--json` tells (every

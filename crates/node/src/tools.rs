@@ -251,18 +251,23 @@ fn end(mark: &str) {
 /// What the tools tell a model, as `capout --mcp` lists them: each
 /// tool's description, and each argument's.
 #[napi]
-pub fn tool_descriptions() -> Value {
-    json!({
+pub fn tool_descriptions() -> Result<Value> {
+    // The server's own words, from the profiles loaded; the roots only
+    // name where the tools would look.
+    let here = std::env::temp_dir();
+    let tools = Tools::new(Roots::new(&here, here.clone(), here.clone())).map_err(Error::from_reason)?;
+    let [read, grep, bash] = ["read", "grep", "bash"].map(|name| capout::mcp::describe(name, &tools));
+    Ok(json!({
         "read": {
-            "description": READ,
+            "description": read,
             "args": {
                 "path": "The file to read: relative to the server's root, or a path that a bash notice named.",
                 "offset": "Lines to skip before the first one shown (default 0). To page on, pass the `next offset` of the notice.",
-                "limit": "The most lines to show (default 500).",
+                "limit": "The most lines to show (default: the read profile's cap, given in the tool's description).",
             },
         },
         "grep": {
-            "description": GREP,
+            "description": grep,
             "args": {
                 "pattern": "The regular expression to search for (Rust regex syntax, as ripgrep's).",
                 "path": "The file or folder to search, relative to the server's root (default \".\").",
@@ -271,17 +276,11 @@ pub fn tool_descriptions() -> Value {
             },
         },
         "bash": {
-            "description": BASH,
+            "description": bash,
             "args": {
-                "command": "The command, run as `sh -c COMMAND` in the server's root, stdout and stderr joined.",
+                "command": "The command, run as `sh -c COMMAND` where the last command ended (at first the server's root), stdout and stderr joined.",
                 "timeout": "Seconds before the command is stopped (SIGTERM, then SIGKILL 5 s later); default 120.",
             },
         },
-    })
+    }))
 }
-
-// The texts of the server's tool list (crates/capout/src/mcp/mod.rs); the
-// tests compare them with what `capout --mcp` lists.
-const READ: &str = "Read a text file: its lines, each numbered as `cat -n` numbers them (6-wide number, a tab, the line). At most `limit` lines (default 500) are shown, starting after `offset`. When more follow, the last line is a notice `... (truncated, showing lines A-B of T, next offset B)`: call read again with offset B to see the next lines. `... (offset K is past the end, input has T lines)` means the file has T lines. A line longer than 2000 characters is cut and ends with ` ... (line truncated to 2000 chars)`. An empty file reads `(no output)`; a binary file is not shown. A folder, a missing file or a path outside the root is an error.";
-const GREP: &str = "Search file contents with a regular expression, as ripgrep does: folders are walked, files that .gitignore ignores, hidden files and binary files are skipped. Each matching line is `path:line:text`, paths relative to the server's root. At most 50 matching lines are shown; when there are more, the last line says `... (T total, showing first 50)`: T is the exact number of matching lines, so narrow the pattern, the path or the glob to see the rest. No match reads `No matches found.`. A line longer than 2000 characters is cut and ends with ` ... (line truncated to 2000 chars)`.";
-const BASH: &str = "Run a shell command (`sh -c COMMAND`) in the server's root, with stdout and stderr joined in the order written and no stdin. Only the last 5000 characters of its output are shown; when more was written, a notice follows: `... (truncated, showing last 5000 chars; full output: PATH)`: the whole output is saved in PATH, which the read tool pages (its notice gives the next offset) and grep searches. A command still running after `timeout` seconds (default 120) is stopped, and `... (command timed out after Ns)` says so. When the command's exit status is not 0, the last line is `(exit status N)` (124 after a timeout, 128+N when killed by signal N). No output at all reads `(no output)`. Nothing the command starts outlives the call: when it ends (or is cancelled), background jobs, even those started with `&`, `nohup` or `setsid`, are ended (SIGTERM, then SIGKILL 2 s later); run a long job in the foreground with a larger timeout instead. Saved outputs take at most 1 GiB in all: the oldest are removed first.";

@@ -14,7 +14,7 @@ use std::sync::{Mutex, PoisonError};
 
 use capout::cli::{self, Action};
 use capout::command::{self, Place};
-use capout_core::{CapSpec, Capper, Config, Limit, Options, Report};
+use capout_core::{CapSpec, Capper, Config, Limit, Report};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
@@ -150,29 +150,10 @@ fn usage_message(e: &clap::Error) -> String {
     text.split("\n\nFor more information").next().unwrap_or_default().trim_end().to_owned()
 }
 
-/// The options of a [`Capper`] for `config`.
-fn options(config: &Config) -> Options {
-    let mut options = Options::new(config.cap);
-    options.pattern.clone_from(&config.pattern);
-    options.unit = config.unit;
-    options.tokenizer = config.tokenizer;
-    options.max_line_chars = Some(config.max_line.unwrap_or(0));
-    options.line_numbers = config.line_numbers;
-    options.strip_ansi = config.strip_ansi;
-    options.collapse_cr = config.collapse_cr;
-    options.render = config.render;
-    options.keep.clone_from(&config.keep);
-    options.ignore_case = config.ignore_case;
-    options.notice = config.notice;
-    options.template.clone_from(&config.template);
-    options.save.clone_from(&config.save);
-    options
-}
-
 /// A capper for `config` that counts every total, so that its summary
 /// has the facts of `--json`.
 fn new_capper(config: &Config) -> PyResult<Capper> {
-    Capper::new_counting_all(options(config)).map_err(|e| PyValueError::new_err(e.to_string()))
+    Capper::new_counting_all(config.options()).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// The data of a call: bytes as they are, a str as its UTF-8.
@@ -234,9 +215,10 @@ fn unit(config: &Config) -> &'static str {
 impl Summary {
     fn of(config: &Config, s: &capout_core::Summary) -> Summary {
         let notice = s.notice.as_ref().map(ToString::to_string).filter(|n| !n.is_empty());
-        // A page, as `--json` gives it: all three facts, or none.
-        let page = match (s.first, s.last, s.next_offset) {
-            (Some(first), Some(last), Some(next)) => Some((first, last, next)),
+        // A page, as `--json` gives it: the first and last shown of a
+        // paging cap, and the next offset while more follows.
+        let page = match (s.first, s.last) {
+            (Some(first), Some(last)) if s.paged => Some((first, last, s.next_offset)),
             _ => None,
         };
         Summary {
@@ -254,7 +236,7 @@ impl Summary {
             omitted: if s.truncated { s.omitted } else { Some(0) },
             first: page.map(|p| p.0),
             last: page.map(|p| p.1),
-            next_offset: page.map(|p| p.2),
+            next_offset: page.and_then(|p| p.2),
             total_tokens: s.total_tokens,
             tokenizer: config.cap.is_token_cap().then(|| config.tokenizer.name()),
             notice,

@@ -50,7 +50,7 @@ def test_bash_seq_100000_gives_the_model_the_tail_and_the_saved_output(tmp_path)
     assert not saved.startswith(str(tmp_path))
     assert open(saved).read() == full
     page = agent_call(tmp_path, "read", {"path": saved, "offset": 99998}, tools)
-    assert page.content == " 99999\t99999\n100000\t100000\n"
+    assert page.content == " 99999\t99999\n100000\t100000\n... (showing lines 99999-100000 of 100000, end of input)\n"
 
 
 def test_read_of_3000_lines_is_the_first_page_with_its_notice(tmp_path):
@@ -63,7 +63,9 @@ def test_read_of_3000_lines_is_the_first_page_with_its_notice(tmp_path):
     assert part.content.startswith("     1\tline 1\n")
     assert part.content.endswith("   500\tline 500\n... (truncated, showing lines 1-500 of 3000, next offset 500)\n")
     second = agent_call(tmp_path, "read", {"path": "big.txt", "offset": 2990})
-    assert second.content == "".join(f"{i:6}\tline {i}\n" for i in range(2991, 3001))
+    assert second.content == "".join(f"{i:6}\tline {i}\n" for i in range(2991, 3001)) + (
+        "... (showing lines 2991-3000 of 3000, end of input)\n"
+    )
 
 
 def test_grep_with_many_hits_shows_50_and_the_total(tmp_path):

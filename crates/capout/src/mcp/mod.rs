@@ -550,7 +550,7 @@ fn line_words(config: &capout_core::Config) -> String {
 
 /// The description of a tool, from the profiles loaded: a config file
 /// that retunes a cap changes what the model is told.
-fn describe(name: &str, tools: &Tools) -> String {
+pub fn describe(name: &str, tools: &Tools) -> String {
     let (read, grep, bash) = tools.profiles();
     match name {
         "read" => format!(
