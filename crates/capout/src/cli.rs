@@ -46,11 +46,11 @@ pub const DEFAULT_RENDER: (u16, u16) = (200, 50);
 )]
 pub struct Args {
     /// Keep the last N characters [default cap: 5000]
-    #[arg(short = 'c', long, value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
+    #[arg(short = 'c', long, value_name = "N", value_parser = cap_value, allow_negative_numbers = true)]
     tail_chars: Option<u64>,
 
     /// Keep N lines, after --offset K lines
-    #[arg(short = 'n', long, visible_alias = "limit", value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
+    #[arg(short = 'n', long, visible_alias = "limit", value_name = "N", value_parser = cap_value, allow_negative_numbers = true)]
     head_lines: Option<u64>,
 
     /// Skip K lines before --head-lines starts
@@ -58,23 +58,23 @@ pub struct Args {
     offset: Option<u64>,
 
     /// Keep the first N matches (lines)
-    #[arg(short = 'm', long, value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
+    #[arg(short = 'm', long, value_name = "N", value_parser = cap_value, allow_negative_numbers = true)]
     max_matches: Option<u64>,
 
     /// Keep the first N characters (with --tail-chars: both ends)
-    #[arg(long, value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = cap_value, allow_negative_numbers = true)]
     head_chars: Option<u64>,
 
     /// Keep the last N lines (with --head-lines: both ends)
-    #[arg(long, value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = cap_value, allow_negative_numbers = true)]
     tail_lines: Option<u64>,
 
     /// Keep the last N tokens (with --head-tokens: both ends)
-    #[arg(long, value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = cap_value, allow_negative_numbers = true)]
     tail_tokens: Option<u64>,
 
     /// Keep the first N tokens
-    #[arg(long, value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = cap_value, allow_negative_numbers = true)]
     head_tokens: Option<u64>,
 
     /// How the token caps count: estimate (no vocabulary), o200k or cl100k (exact) [default: estimate]
@@ -119,11 +119,11 @@ pub struct Args {
     render: bool,
 
     /// With --render: the terminal's width in columns, 2 to 10000 [default: 200]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(2..=10000))]
+    #[arg(long, value_name = "N", value_parser = render_width)]
     render_width: Option<u16>,
 
     /// With --render: the terminal's height in rows, 1 to 1000 [default: 50]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1000))]
+    #[arg(long, value_name = "N", value_parser = render_height)]
     render_height: Option<u16>,
 
     /// Show the cut lines that match REGEX after the notice
@@ -206,6 +206,11 @@ pub struct Args {
     /// The clap ids of the options that gave way in `resolve`.
     #[arg(skip)]
     gave_way: Vec<&'static str>,
+
+    /// The clap ids of the caps given, in command-line order, so that an
+    /// error names them as they were written.
+    #[arg(skip)]
+    cap_order: Vec<&'static str>,
 }
 
 /// A duration as given on the command line: its value, and its text with
@@ -303,8 +308,30 @@ pub enum Action {
     ShowConfig(String),
 }
 
-fn cap_value() -> clap::builder::RangedU64ValueParser<u64> {
-    clap::value_parser!(u64).range(1..)
+/// A cap: a number from 1 to 2^64-1.
+fn cap_value(text: &str) -> Result<u64, String> {
+    in_range(text, 1, u64::MAX)
+}
+
+/// `--render-width`: 2 to 10000 columns.
+fn render_width(text: &str) -> Result<u16, String> {
+    in_range(text, 2, 10_000).map(|n| n as u16)
+}
+
+/// `--render-height`: 1 to 1000 rows.
+fn render_height(text: &str) -> Result<u16, String> {
+    in_range(text, 1, 1000).map(|n| n as u16)
+}
+
+/// A whole number from `low` to `high`, whose error names the range in
+/// words, the same for every option (clap's own says `1..N` for one and
+/// `1..=N` for another).
+fn in_range(text: &str, low: u64, high: u64) -> Result<u64, String> {
+    let number: i128 = text.parse().map_err(|e: std::num::ParseIntError| e.to_string())?;
+    u64::try_from(number)
+        .ok()
+        .filter(|n| (low..=high).contains(n))
+        .ok_or_else(|| format!("{number} is not in {low} to {high}"))
 }
 
 impl Args {
@@ -312,7 +339,10 @@ impl Args {
     pub fn into_action(self) -> Result<Action, clap::Error> {
         // `capout --mcp [--root DIR]` alone is served before this parse
         // (see `mcp_requested`): here either is mixed with others.
-        if self.mcp || self.root.is_some() {
+        if self.root.is_some() && !self.mcp {
+            return Err(usage("--root goes with --mcp: capout --mcp [--root DIR]".into()));
+        }
+        if self.mcp {
             return Err(usage("--mcp takes no option but --root DIR: capout --mcp [--root DIR]".into()));
         }
         match self.completions.as_deref() {
@@ -500,29 +530,24 @@ impl Args {
 
     /// The usage error of caps that do not go together.
     fn conflicting_caps(&self) -> clap::Error {
-        let names = [
-            "--tail-chars",
-            "--head-chars",
-            "--head-lines",
-            "--tail-lines",
-            "--max-matches",
-            "--head-tokens",
-            "--tail-tokens",
+        let caps = [
+            ("tail_chars", "--tail-chars", self.tail_chars),
+            ("head_chars", "--head-chars", self.head_chars),
+            ("head_lines", "--head-lines", self.head_lines),
+            ("tail_lines", "--tail-lines", self.tail_lines),
+            ("max_matches", "--max-matches", self.max_matches),
+            ("head_tokens", "--head-tokens", self.head_tokens),
+            ("tail_tokens", "--tail-tokens", self.tail_tokens),
         ];
-        let values = [
-            self.tail_chars,
-            self.head_chars,
-            self.head_lines,
-            self.tail_lines,
-            self.max_matches,
-            self.head_tokens,
-            self.tail_tokens,
-        ];
-        let given: Vec<String> = names
+        let mut given: Vec<(usize, String)> = caps
             .into_iter()
-            .zip(values)
-            .filter_map(|(name, value)| value.map(|v| format!("{name} {v}")))
+            .filter_map(|(id, name, value)| {
+                let place = self.cap_order.iter().position(|&o| o == id).unwrap_or(usize::MAX);
+                value.map(|v| (place, format!("{name} {v}")))
+            })
             .collect();
+        given.sort_by_key(|&(place, _)| place);
+        let given: Vec<String> = given.into_iter().map(|(_, text)| text).collect();
         usage(format!("the caps {} cannot be used together", given.join(" and ")))
     }
 }
@@ -681,16 +706,17 @@ fn simple(args: &[OsString]) -> Option<Args> {
         [option, number] => {
             let number = number.to_str().filter(|n| n.bytes().all(|b| b.is_ascii_digit()))?;
             let number = number.parse::<u64>().ok().filter(|&n| n >= 1);
-            let field = match option.to_str()? {
-                "-c" | "--tail-chars" => &mut parsed.tail_chars,
-                "-n" | "--head-lines" => &mut parsed.head_lines,
-                "--head-chars" => &mut parsed.head_chars,
-                "--tail-lines" => &mut parsed.tail_lines,
-                "--tail-tokens" => &mut parsed.tail_tokens,
-                "--head-tokens" => &mut parsed.head_tokens,
+            let (field, id) = match option.to_str()? {
+                "-c" | "--tail-chars" => (&mut parsed.tail_chars, "tail_chars"),
+                "-n" | "--head-lines" => (&mut parsed.head_lines, "head_lines"),
+                "--head-chars" => (&mut parsed.head_chars, "head_chars"),
+                "--tail-lines" => (&mut parsed.tail_lines, "tail_lines"),
+                "--tail-tokens" => (&mut parsed.tail_tokens, "tail_tokens"),
+                "--head-tokens" => (&mut parsed.head_tokens, "head_tokens"),
                 _ => return None,
             };
             *field = Some(number?);
+            parsed.cap_order.push(id);
         }
         _ => return None,
     }
@@ -867,6 +893,10 @@ macro_rules! give_way {
 ///   for a `--timeout`).
 fn resolve(matches: &ArgMatches, ends: &[usize]) -> Result<Args, clap::Error> {
     let mut args = Args::from_arg_matches(matches)?;
+    let mut order: Vec<(usize, &'static str)> =
+        CAPS.iter().filter_map(|&id| Some((matches.index_of(id)?, id))).collect();
+    order.sort_unstable();
+    args.cap_order = order.into_iter().map(|(_, id)| id).collect();
     let layer = |id: &str| layer_of(matches, ends, id);
     let default = |id: &str| layer(id).is_some_and(|l| l < ends.len());
     if let Some(last) = CAPS.iter().filter_map(|id| layer(id)).max() {
@@ -928,7 +958,7 @@ fn show_config(
 ) -> Result<String, clap::Error> {
     let config = args.clone().into_config()?;
     let mut lines = Vec::new();
-    let mut line = |words: &str, source: &str| lines.push(format!("{words}\t{source}"));
+    let mut line = |words: &str, source: &str| lines.push((words.to_owned(), source.to_owned()));
     let cmd = command();
     for arg in cmd.get_arguments() {
         let id = arg.get_id().as_str();
@@ -975,9 +1005,33 @@ fn show_config(
     if !given("progress") {
         line("--progress auto", built_in);
     }
-    let mut text = lines.join("\n");
-    text.push('\n');
-    Ok(text)
+    if config.json {
+        return Ok(show_config_json(&lines));
+    }
+    Ok(lines.iter().map(|(option, source)| format!("{option}\t{source}\n")).collect())
+}
+
+/// `--show-config --json`: the lines of [`show_config`] as one object,
+/// `{"options":[{"option":"--json","source":"command line"},...]}`.
+fn show_config_json(lines: &[(String, String)]) -> String {
+    let string = |text: &str| {
+        let mut quoted = String::from("\"");
+        for c in text.chars() {
+            match c {
+                '"' => quoted.push_str("\\\""),
+                '\\' => quoted.push_str("\\\\"),
+                c if u32::from(c) < 0x20 => quoted.push_str(&format!("\\u{:04x}", u32::from(c))),
+                c => quoted.push(c),
+            }
+        }
+        quoted.push('"');
+        quoted
+    };
+    let options: Vec<String> = lines
+        .iter()
+        .map(|(option, source)| format!("{{\"option\":{},\"source\":{}}}", string(option), string(source)))
+        .collect();
+    format!("{{\"options\":[{}]}}\n", options.join(","))
 }
 
 /// Whether the option `id` is in force from some layer or the command line.

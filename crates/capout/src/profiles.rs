@@ -397,7 +397,7 @@ mod tests {
         let e = strip_error(&layer(Some(&file), "q").unwrap_err());
         assert_eq!(
             e,
-            "in config file c.toml [profile.q] tail-chars: invalid value '0' for '--tail-chars <N>': 0 is not in 1..18446744073709551615"
+            "in config file c.toml [profile.q] tail-chars: invalid value '0' for '--tail-chars <N>': 0 is not in 1 to 18446744073709551615"
         );
         // In [defaults], at once.
         let e = strip_error(&ConfigFile::parse(path, "[defaults]\ntail-chars = 0\n").unwrap_err());

@@ -62,7 +62,12 @@ fn main() -> ExitCode {
     // read error, before anything is written, so that --json still prints
     // its object.
     let input = match &config.input {
+        // A folder opens but fails its first read: said with its name.
         Some(path) => File::open(path)
+            .and_then(|file| match file.metadata() {
+                Ok(meta) if meta.is_dir() => Err(io::Error::from(io::ErrorKind::IsADirectory)),
+                _ => Ok(file),
+            })
             .map_err(|e| io::Error::new(e.kind(), format!("cannot open {}: {e}", path.display()))),
         None => io::stdin().as_fd().try_clone_to_owned().map(File::from),
     };

@@ -189,23 +189,23 @@ fn bad_sizes_are_usage_errors() {
     let cases: [(&[&str], &str); 8] = [
         (
             &["--render", "--render-width", "1"],
-            "invalid value '1' for '--render-width <N>': 1 is not in 2..=10000",
+            "invalid value '1' for '--render-width <N>': 1 is not in 2 to 10000",
         ),
         (
             &["--render", "--render-width", "0"],
-            "invalid value '0' for '--render-width <N>': 0 is not in 2..=10000",
+            "invalid value '0' for '--render-width <N>': 0 is not in 2 to 10000",
         ),
         (
             &["--render", "--render-width", "10001"],
-            "invalid value '10001' for '--render-width <N>': 10001 is not in 2..=10000",
+            "invalid value '10001' for '--render-width <N>': 10001 is not in 2 to 10000",
         ),
         (
             &["--render", "--render-height", "0"],
-            "invalid value '0' for '--render-height <N>': 0 is not in 1..=1000",
+            "invalid value '0' for '--render-height <N>': 0 is not in 1 to 1000",
         ),
         (
             &["--render", "--render-height", "1001"],
-            "invalid value '1001' for '--render-height <N>': 1001 is not in 1..=1000",
+            "invalid value '1001' for '--render-height <N>': 1001 is not in 1 to 1000",
         ),
         (
             &["--render", "--render-width", "x"],
