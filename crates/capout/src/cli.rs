@@ -667,7 +667,10 @@ where
     let profile = match before_matches.get_one::<String>("profile") {
         Some(name) => {
             let Some(profile) = crate::profiles::layer(file, name)? else {
-                let why = format!("no such profile: {name} ({})", crate::profiles::known(file));
+                let hint = crate::profiles::similar(file, name)
+                    .map(|known| format!("; did you mean {known}?"))
+                    .unwrap_or_default();
+                let why = format!("no such profile: {name}{hint} ({})", crate::profiles::known(file));
                 // Named where the --profile came from.
                 return Err(match layer_of(&before_matches, &ends, "profile").and_then(|i| layers.get(i)) {
                     Some(layer) if layer.table => usage_in(&format!("{} profile", layer.place), &why),

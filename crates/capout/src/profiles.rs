@@ -213,6 +213,16 @@ pub fn layer(file: Option<&ConfigFile>, name: &str) -> Result<Option<Layer>, cla
 /// The names of the profiles there are, for an error message: the first
 /// [`KNOWN_NAMED`] of them, and how many more.
 pub fn known(file: Option<&ConfigFile>) -> String {
+    let mut names = names(file);
+    let more = names.len().saturating_sub(KNOWN_NAMED);
+    names.truncate(KNOWN_NAMED);
+    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+    format!("the profiles are {}{more}", names.join(", "))
+}
+
+/// The names of the profiles there are: the built-in ones, then those
+/// the config file adds, each once.
+pub fn names(file: Option<&ConfigFile>) -> Vec<&str> {
     let mut names: Vec<&str> = BUILT_IN.iter().map(|(name, _)| *name).collect();
     // The names of one TOML table differ: only a built-in one repeats.
     for (name, _) in file.iter().flat_map(|f| f.profiles.iter()) {
@@ -220,10 +230,18 @@ pub fn known(file: Option<&ConfigFile>) -> String {
             names.push(name);
         }
     }
-    let more = names.len().saturating_sub(KNOWN_NAMED);
-    names.truncate(KNOWN_NAMED);
-    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
-    format!("the profiles are {}{more}", names.join(", "))
+    names
+}
+
+/// The profile that `name` was most likely meant to be, as clap finds the
+/// option a mistyped one was meant to be (Jaro similarity above 0.7).
+pub fn similar<'a>(file: Option<&'a ConfigFile>, name: &str) -> Option<&'a str> {
+    names(file)
+        .into_iter()
+        .map(|known| (strsim::jaro(name, known), known))
+        .filter(|&(confidence, _)| confidence > 0.7)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, known)| known)
 }
 
 /// How many profiles an error names at most: a file may define thousands.

@@ -93,3 +93,81 @@ fn show_config_with_json_is_json() {
     let parsed: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(parsed["options"][1]["option"], "--keep 'a\"b'");
 }
+
+/// A config file at `XDG_CONFIG_HOME/capout/config.toml` holding `text`,
+/// in a new folder that is also the home.
+fn config_home(text: &str) -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(home.path().join("capout")).unwrap();
+    std::fs::write(home.path().join("capout/config.toml"), text).unwrap();
+    home
+}
+
+#[test]
+fn a_mistyped_profile_gets_a_hint() {
+    assert_eq!(
+        usage_error(&["--profile=reed"]),
+        "error: no such profile: reed; did you mean read? (the profiles are read, grep, bash)"
+    );
+    assert_eq!(
+        usage_error(&["--profile", "xyz"]),
+        "error: no such profile: xyz (the profiles are read, grep, bash)"
+    );
+    let home = config_home("[profile.quick]\ntail-lines = 100\n");
+    let out = capout()
+        .args(["--profile", "quikc"])
+        .env("XDG_CONFIG_HOME", home.path())
+        .write_stdin("x\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).lines().next().unwrap(),
+        "error: no such profile: quikc; did you mean quick? (the profiles are read, grep, bash, quick)"
+    );
+}
+
+#[test]
+fn list_profiles_names_the_config_files_profiles_too() {
+    let home = config_home("[profile.quick]\ntail-lines = 100\n[profile.read]\nhead-lines = 3\n");
+    let out = capout().arg("--list-profiles").env("XDG_CONFIG_HOME", home.path()).output().unwrap();
+    assert_eq!((out.status.code(), out.stderr.as_slice()), (Some(0), &b""[..]));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "read\ngrep\nbash\nquick\n");
+    // A broken config file: the built-in names, and no error to show.
+    let broken = config_home("[profile.quick\n");
+    let out = capout().arg("--list-profiles").env("XDG_CONFIG_HOME", broken.path()).output().unwrap();
+    assert_eq!((out.status.code(), out.stderr.as_slice()), (Some(0), &b""[..]));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "read\ngrep\nbash\n");
+}
+
+#[test]
+fn bash_completes_the_profiles_of_the_config_file() {
+    let home = config_home("[profile.quick]\ntail-lines = 100\n[profile.deep]\nhead-lines = 2000\n");
+    let bin = home.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_capout"), bin.join("capout")).unwrap();
+    let script = crate::common::capout_std().args(["--completions", "bash"]).output().unwrap();
+    assert!(script.status.success());
+    let complete = |line: &str| {
+        let words: Vec<String> = line.split(' ').map(|w| format!("'{w}'")).collect();
+        let driver = format!(
+            "{}\nCOMP_WORDS=({}); COMP_CWORD={}\n_capout capout\nprintf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
+            String::from_utf8(script.stdout.clone()).unwrap(),
+            words.join(" "),
+            words.len() - 1,
+        );
+        let mut bash = std::process::Command::new("bash");
+        crate::common::clean_env(&mut bash)
+            .args(["--norc", "--noprofile", "-c", &driver])
+            .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+            .env("XDG_CONFIG_HOME", home.path());
+        let out = bash.output().expect("bash runs");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{line}");
+        let mut found: Vec<String> =
+            String::from_utf8(out.stdout).unwrap().lines().map(str::to_owned).collect();
+        found.sort();
+        found
+    };
+    assert_eq!(complete("capout --profile "), ["bash", "deep", "grep", "quick", "read"]);
+    assert_eq!(complete("capout --profile q"), ["quick"]);
+}
