@@ -40,7 +40,10 @@ pub const DEFAULT_RENDER: (u16, u16) = (200, 50);
     override_usage = "capout [OPTIONS]\n       capout [OPTIONS] [--] COMMAND [ARG]...",
     after_help = "With no cap, --tail-chars 5000 applies. With a COMMAND, capout runs it, caps its joined \
                   stdout and stderr, and exits with its status (124 on --timeout, 126 or 127 when it \
-                  cannot be run). Every switch has a --no- form (--no-json, --no-strip-ansi, ...) \
+                  cannot be run). Every cap reads its input to the end, to count the total that its \
+                  notice gives; a tail cap must, to find the end. --stop-at-cap stops a head cap \
+                  (--head-lines, --head-chars, --max-matches) once it is full, as head does, and a \
+                  command then meets a closed pipe. Every switch has a --no- form (--no-json, --no-strip-ansi, ...) \
                   that turns off a default from CAPOUT_OPTS. See capout(1) for the notices and exit \
                   statuses."
 )]
@@ -149,6 +152,17 @@ pub struct Args {
     /// Print one JSON object instead of text
     #[arg(long)]
     json: bool,
+
+    /// Show input with a NUL byte in its first 8 KiB as it is, or hide it behind one line that says
+    /// its size [default: show; hide in the profiles read and bash]
+    #[arg(long, value_enum, value_name = "WHAT")]
+    binary: Option<BinaryArg>,
+
+    /// Stop reading once a head cap (--head-lines, --head-chars, --max-matches) is full, as head
+    /// does: the notice then has no total. Without it every cap reads to the end, to count the total
+    /// that its notice gives
+    #[arg(long)]
+    stop_at_cap: bool,
 
     /// Read FILE instead of stdin
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
@@ -291,6 +305,12 @@ impl From<TokenizerArg> for Tokenizer {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
+enum BinaryArg {
+    Show,
+    Hide,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
 enum When {
     Auto,
     Always,
@@ -395,6 +415,15 @@ impl Args {
         if self.ignore_case && self.pattern.is_none() && self.keep.is_none() {
             return Err(usage("--ignore-case goes with --pattern or --keep".into()));
         }
+        let head = matches!(cap, CapSpec::HeadLines { .. } | CapSpec::HeadChars(_) | CapSpec::MaxMatches(_));
+        if self.stop_at_cap && !head {
+            return Err(usage("--stop-at-cap goes with --head-lines, --head-chars or --max-matches".into()));
+        }
+        if self.stop_at_cap && self.keep.is_some() {
+            return Err(usage(
+                "--stop-at-cap does not go with --keep: the lines after the cap are not read".into(),
+            ));
+        }
         if self.input.is_some() && runs {
             return Err(usage(
                 "--input goes without a command: capout --input FILE, or capout -- COMMAND [ARG]...".into(),
@@ -465,6 +494,8 @@ impl Args {
             command,
             ignore_case: self.ignore_case,
             input: self.input,
+            hide_binary: matches!(self.binary, Some(BinaryArg::Hide)),
+            stop_at_cap: self.stop_at_cap,
             ..Config::default()
         })
     }

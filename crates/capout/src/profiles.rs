@@ -26,9 +26,9 @@ use crate::cli::{self, Action, Layer};
 /// The built-in profiles: `read`, `grep` and `bash`, the caps of the
 /// three standard tools.
 pub const BUILT_IN: [(&str, &[&str]); 3] = [
-    ("read", &["--head-lines", "500"]),
+    ("read", &["--head-lines", "500", "--binary", "hide"]),
     ("grep", &["--max-matches", "50"]),
-    ("bash", &["--tail-chars", "5000"]),
+    ("bash", &["--tail-chars", "5000", "--binary", "hide"]),
 ];
 
 /// The largest config file that is read: a larger one is surely not a

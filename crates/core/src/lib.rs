@@ -358,6 +358,16 @@ pub struct Config {
     /// stdin; [`run`] reads the input it is given, and leaves this to the
     /// binary.
     pub input: Option<std::path::PathBuf>,
+    /// `--binary hide`: an input with a NUL byte in its first 8 KiB is
+    /// replaced by one line that says how many bytes it had.
+    pub hide_binary: bool,
+    /// `--stop-at-cap`: a head cap stops reading once it has all it keeps
+    /// and has seen input past it; the notice then has no total.
+    pub stop_at_cap: bool,
+    /// Count every total (lines and characters) whether or not a notice
+    /// reads it, so that a [`Summary`] tells all it can: what
+    /// [`Capper::new`] asks for, as `--json` does.
+    pub count_totals: bool,
 }
 
 /// A command to run, and the options that go with one.
@@ -408,6 +418,9 @@ impl Default for Config {
             limits: Limits::default(),
             command: None,
             input: None,
+            hide_binary: false,
+            stop_at_cap: false,
+            count_totals: false,
         }
     }
 }
@@ -581,6 +594,10 @@ pub struct Options {
     pub save: Option<SaveTo>,
     /// How a token cap counts tokens.
     pub tokenizer: Tokenizer,
+    /// Replace a binary stream (a NUL byte in its first 8 KiB) by one
+    /// line, `(binary input, N bytes: not shown)`. The start of the
+    /// stream is held back until 8 KiB or its end decide.
+    pub hide_binary: bool,
 }
 
 impl Default for Options {
@@ -600,6 +617,7 @@ impl Default for Options {
             template: None,
             save: None,
             tokenizer: Tokenizer::Estimate,
+            hide_binary: false,
         }
     }
 }
@@ -633,6 +651,9 @@ impl From<Options> for Config {
             template: o.template,
             save: o.save,
             tokenizer: o.tokenizer,
+            hide_binary: o.hide_binary,
+            // A Summary reports every total, as the CLI's --json does.
+            count_totals: true,
             ..Config::default()
         }
     }
@@ -649,7 +670,7 @@ impl Config {
     /// `--json`, a template, the live count, the rescued lines. Decided
     /// here only; a total not counted reads as `None`.
     pub(crate) fn need(&self) -> Need {
-        if self.reads_totals() {
+        if self.reads_totals() || self.count_totals {
             return Need::ALL;
         }
         let lines = !matches!(self.cap, CapSpec::MaxMatches(_)) && self.cap.is_line_cap();
@@ -718,6 +739,15 @@ fn capped<R: Read>(
 ) -> Result<Report, Error> {
     let summary = pass(config, &mut capper, input, out, err)?;
     let ending = end(input);
+    // Stopped at the cap, capout closed the pipe: a command that the
+    // closed pipe killed ended as `cmd | head` lets it end, and the run
+    // is a success, as the pipeline's status is head's.
+    let sigpipe = signal_hook::consts::SIGPIPE;
+    let ending = if capper.stopped() && ending.signal == Some(sigpipe) && ending.timed_out.is_none() {
+        Ending { exit_code: 0, signal: None, ..ending }
+    } else {
+        ending
+    };
     tell(&mut capper, &summary, &ending, out, err)?;
     // A failed save makes capout exit 1, whatever the command did.
     let ending = if summary.save_error.is_some() { Ending { exit_code: 1, ..ending } } else { ending };
@@ -760,6 +790,10 @@ fn pass(
         capper.push_with(&buf.as_slice()[..n], out, err)?;
         if let Some(progress) = &mut progress {
             progress.tick(capper.totals(), err);
+        }
+        if config.stop_at_cap && capper.past_cap() {
+            capper.stop();
+            break;
         }
     }
     if let Some(progress) = &mut progress {

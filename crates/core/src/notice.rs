@@ -28,11 +28,17 @@ pub enum Kind {
     TailLines,
     /// A head+tail pair: the line between the two parts.
     Middle,
+    /// `--head-lines` that stopped reading at its cap (`--stop-at-cap`).
+    HeadLinesStopped,
+    /// `--head-chars` that stopped reading at its cap.
+    HeadUnitsStopped,
+    /// `--max-matches` that stopped reading at the first match past its cap.
+    MatchesStopped,
 }
 
 impl Kind {
     /// Every kind of notice.
-    const ALL: [Kind; 7] = [
+    const ALL: [Kind; 10] = [
         Kind::TailUnits,
         Kind::HeadUnits,
         Kind::HeadLines,
@@ -40,6 +46,9 @@ impl Kind {
         Kind::Matches,
         Kind::TailLines,
         Kind::Middle,
+        Kind::HeadLinesStopped,
+        Kind::HeadUnitsStopped,
+        Kind::MatchesStopped,
     ];
 
     fn default_template(self) -> &'static str {
@@ -55,6 +64,13 @@ impl Kind {
             Kind::Matches => "... ({total} total, showing first {shown}{full_output})",
             Kind::TailLines => "... (truncated, showing last {shown} lines{full_output})",
             Kind::Middle => "... (truncated, omitted {omitted} {unit}{full_output}) ...",
+            Kind::HeadLinesStopped => {
+                "... (truncated, showing lines {first}-{last}; the rest was not read{full_output})"
+            }
+            Kind::HeadUnitsStopped => {
+                "... (truncated, showing first {shown} {unit}; the rest was not read{full_output})"
+            }
+            Kind::MatchesStopped => "... (showing first {shown} matches; the rest was not read{full_output})",
         }
     }
 }
@@ -298,6 +314,17 @@ pub fn timed_out(duration: &str) -> String {
 pub fn interrupted(name: &str) -> String {
     format!("... (interrupted by {name})")
 }
+
+/// What `--binary hide` writes in place of an input with a NUL byte in
+/// its first [`BINARY_SNIFF`] bytes: one line, as the MCP `read` tool
+/// says it of a file.
+pub fn binary(bytes: u64) -> String {
+    format!("(binary input, {bytes} bytes: not shown)")
+}
+
+/// How much of the start of the input decides that it is binary: a NUL
+/// byte in the first 8 KiB, as ripgrep decides it on its first read.
+pub const BINARY_SNIFF: usize = 8 * 1024;
 
 /// The live line of `--progress`.
 pub fn progress(mib: f64, lines: u64, mib_per_second: f64) -> String {

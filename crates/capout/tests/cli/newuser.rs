@@ -171,3 +171,137 @@ fn bash_completes_the_profiles_of_the_config_file() {
     assert_eq!(complete("capout --profile "), ["bash", "deep", "grep", "quick", "read"]);
     assert_eq!(complete("capout --profile q"), ["quick"]);
 }
+
+/// 10,000 bytes whose first 8 KiB hold a NUL byte.
+fn binary_input() -> Vec<u8> {
+    let mut input = b"\x7fELF".to_vec();
+    input.push(0);
+    input.resize(10_000, b'x');
+    input
+}
+
+#[test]
+fn binary_hide_replaces_binary_input_with_one_line() {
+    let (status, stdout, stderr) = run(&["-n", "3", "--binary", "hide"], &binary_input());
+    assert_eq!(
+        (status, stdout.as_str(), stderr.as_str()),
+        (Some(0), "(binary input, 10000 bytes: not shown)\n", "")
+    );
+    // Text passes, and so does binary input by default, as head passes it.
+    assert_eq!(
+        run(&["-n", "1", "--binary", "hide"], b"a\nb\n").1,
+        "a\n... (truncated, showing lines 1-1 of 2, next offset 1)\n"
+    );
+    let out = capout().args(["--head-chars", "5"]).write_stdin(binary_input()).output().unwrap();
+    assert_eq!(out.stdout, b"\x7fELF\0\n... (truncated, showing first 5 chars)\n");
+    // A NUL byte past the first 8 KiB is text, however the reads split.
+    let mut late = vec![b'a'; 8192];
+    late.push(0);
+    let out = capout().args(["-c", "2", "--binary", "hide"]).write_stdin(late).output().unwrap();
+    assert_eq!(out.stdout, b"a\0\n... (truncated, showing last 2 chars)\n");
+}
+
+#[test]
+fn the_read_and_bash_profiles_hide_binary_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("prog");
+    std::fs::write(&file, binary_input()).unwrap();
+    let file = file.to_str().unwrap();
+    let (status, stdout, _) = run(&["--profile", "read", "--input", file], b"");
+    assert_eq!((status, stdout.as_str()), (Some(0), "(binary input, 10000 bytes: not shown)\n"));
+    let (status, stdout, _) = run(&["--profile", "bash", "--", "cat", file], b"");
+    assert_eq!((status, stdout.as_str()), (Some(0), "(binary input, 10000 bytes: not shown)\n"));
+    // --binary show turns a profile's default off.
+    let (_, stdout, _) =
+        run(&["--profile", "bash", "--binary", "show", "--tail-chars", "3", "--", "cat", file], b"");
+    assert_eq!(stdout, "xxx\n... (truncated, showing last 3 chars)\n");
+    let (_, stdout, _) = run(&["--profile", "grep"], &binary_input()[..5]);
+    assert_eq!(stdout.as_bytes(), b"\x7fELF\0");
+}
+
+#[test]
+fn stop_at_cap_ends_a_head_cap_on_an_endless_command() {
+    // Without --stop-at-cap this never ends: `yes` writes forever.
+    let (status, stdout, stderr) = run(&["-n", "2", "--stop-at-cap", "--", "yes"], b"");
+    assert_eq!(stderr, "");
+    assert_eq!(stdout, "y\ny\n... (truncated, showing lines 1-2; the rest was not read)\n");
+    // `yes` died of the closed pipe, as in `yes | head -n 2`: status 0.
+    assert_eq!(status, Some(0));
+    let (status, stdout, _) = run(&["--head-chars", "3", "--stop-at-cap", "--", "yes"], b"");
+    assert_eq!(
+        (status, stdout.as_str()),
+        (Some(0), "y\ny\n... (truncated, showing first 3 chars; the rest was not read)\n")
+    );
+    let (status, stdout, _) = run(&["-m", "2", "-e", "y", "--stop-at-cap", "--", "yes"], b"");
+    assert_eq!(
+        (status, stdout.as_str()),
+        (Some(0), "y\ny\n... (showing first 2 matches; the rest was not read)\n")
+    );
+    // A command that ends otherwise keeps its status.
+    let (status, stdout, _) =
+        run(&["-n", "1", "--stop-at-cap", "--", "sh", "-c", "trap '' PIPE; echo a; echo b; exit 3"], b"");
+    assert_eq!(
+        (status, stdout.as_str()),
+        (Some(3), "a\n... (truncated, showing lines 1-1; the rest was not read)\n")
+    );
+}
+
+#[test]
+fn stop_at_cap_on_a_pipe_notices_only_input_past_the_cap() {
+    let cases: [(&[&str], &[u8], &str); 6] = [
+        (&["-n", "2"], b"a\nb\n", "a\nb\n"),
+        (&["-n", "2"], b"a\nb\nc", "a\nb\n... (truncated, showing lines 1-2; the rest was not read)\n"),
+        (
+            &["-n", "1", "--offset", "1"],
+            b"a\nb\nc\n",
+            "b\n... (truncated, showing lines 2-2; the rest was not read)\n",
+        ),
+        (&["--head-chars", "2"], b"ab", "ab"),
+        (
+            &["--head-chars", "2"],
+            "abc".as_bytes(),
+            "ab\n... (truncated, showing first 2 chars; the rest was not read)\n",
+        ),
+        // Matches stop at a match past the cap, so the notice is true.
+        (&["-m", "1"], b"a\n\n\n", "a\n"),
+    ];
+    for (args, input, want) in cases {
+        let mut args = args.to_vec();
+        args.push("--stop-at-cap");
+        let (status, stdout, stderr) = run(&args, input);
+        assert_eq!((status, stdout.as_str(), stderr.as_str()), (Some(0), want, ""), "{args:?}");
+    }
+    let (_, stdout, _) = run(&["-n", "1", "--stop-at-cap", "--json"], b"a\nb\n");
+    let object: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(object["notice"], "... (truncated, showing lines 1-1; the rest was not read)");
+    assert_eq!(
+        (object["omitted"].clone(), object["next_offset"].clone()),
+        (serde_json::Value::Null, 1.into())
+    );
+}
+
+#[test]
+fn stop_at_cap_goes_with_a_head_cap_alone() {
+    assert_eq!(
+        usage_error(&["-c", "5", "--stop-at-cap"]),
+        "error: --stop-at-cap goes with --head-lines, --head-chars or --max-matches"
+    );
+    assert_eq!(
+        usage_error(&["-n", "5", "--keep", "x", "--stop-at-cap"]),
+        "error: --stop-at-cap does not go with --keep: the lines after the cap are not read"
+    );
+}
+
+#[test]
+fn help_says_which_caps_read_to_the_end() {
+    let out = capout().arg("--help").output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains(
+            "Every cap reads its input to the end, to count the total that its notice gives; a tail cap must, \
+             to find the end. --stop-at-cap stops a head cap (--head-lines, --head-chars, --max-matches) \
+             once it is full, as head does, and a command then meets a closed pipe."
+        ),
+        "{help}"
+    );
+}

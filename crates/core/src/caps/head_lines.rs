@@ -14,12 +14,14 @@ pub struct HeadLines {
     offset: u64,
     splitter: LineSplitter,
     shaper: LineShaper,
+    /// Whether bytes came after the last line of the window.
+    more: bool,
 }
 
 impl HeadLines {
     /// `--head-lines limit --offset offset`.
     pub fn new(limit: u64, offset: u64, shaper: LineShaper) -> Self {
-        HeadLines { limit, offset, splitter: LineSplitter::default(), shaper }
+        HeadLines { limit, offset, splitter: LineSplitter::default(), shaper, more: false }
     }
 
     /// The number of the last line of the window.
@@ -32,6 +34,7 @@ impl Cap for HeadLines {
     fn feed(&mut self, piece: &[u8], _totals: &Totals, out: &mut Output) -> io::Result<()> {
         let last = self.last();
         if self.splitter.line() > last {
+            self.more |= !piece.is_empty();
             return Ok(());
         }
         let mut rest = self.splitter.skip_to(piece, self.offset.saturating_add(1));
@@ -51,6 +54,7 @@ impl Cap for HeadLines {
             };
             rest = &rest[end..];
         }
+        self.more |= !rest.is_empty();
         Ok(())
     }
 
@@ -88,6 +92,10 @@ impl Cap for HeadLines {
             next_offset: last,
         };
         Ok(Outcome::Cut(Kind::HeadLines, facts))
+    }
+
+    fn past_cap(&self) -> bool {
+        self.more
     }
 
     fn cut(&self, _totals: &Totals) -> Cut {

@@ -65,6 +65,13 @@ pub trait Cap {
 
     /// The part of the stream that was cut, once [`Cap::finish`] has run.
     fn cut(&self, totals: &Totals) -> Cut;
+
+    /// Whether the cap has kept all it will keep and has been fed input
+    /// past it, so that reading on could only count (`--stop-at-cap`).
+    /// Only the head caps ever are.
+    fn past_cap(&self) -> bool {
+        false
+    }
 }
 
 /// The part of the stream a cap cut, as bounds on lines and byte offsets:
