@@ -565,7 +565,7 @@ impl Capper {
 /// write!(writer, "hello, world")?;
 /// let (out, summary) = writer.finish()?;
 /// assert_eq!(out, b"world\n... (truncated, showing last 5 chars)\n");
-/// assert_eq!(summary.omitted, None);
+/// assert_eq!(summary.omitted, Some(7)); // as `--json` reports it
 /// assert_eq!(summary.totals.bytes(), 12);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

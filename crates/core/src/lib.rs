@@ -22,6 +22,32 @@
 //! # Ok::<(), capout_core::Error>(())
 //! ```
 //!
+//! A page of lines (`--head-lines 2 --offset 2`), and the first matches
+//! of a [`Pattern`] (`--max-matches 2 --pattern REGEX`):
+//!
+//! ```
+//! use capout_core::{CapSpec, Capper, Options, Pattern};
+//!
+//! let log = b"ok 1\nerror: a\nok 2\nerror: b\nerror: c\n";
+//!
+//! let mut page = Capper::new(Options::new(CapSpec::HeadLines { limit: 2, offset: 2 }))?;
+//! let mut out = Vec::new();
+//! page.push(log, &mut out)?;
+//! let summary = page.finish(&mut out)?;
+//! assert_eq!(out, b"ok 2\nerror: b\n... (truncated, showing lines 3-4 of 5, next offset 4)\n");
+//! assert_eq!(summary.next_offset, Some(4));
+//!
+//! let mut options = Options::new(CapSpec::MaxMatches(2));
+//! options.pattern = Some(Pattern::regex("^error"));
+//! let mut matches = Capper::new(options)?;
+//! let mut out = Vec::new();
+//! matches.push(log, &mut out)?;
+//! let summary = matches.finish(&mut out)?;
+//! assert_eq!(out, b"error: a\nerror: b\n... (3 total, showing first 2)\n");
+//! assert_eq!(summary.matches, Some(3));
+//! # Ok::<(), capout_core::Error>(())
+//! ```
+//!
 //! - [`Capper`]: `push` chunks of any size, `finish` to get the [`Summary`].
 //! - [`CapWriter`]: the same behind [`std::io::Write`], for code that
 //!   already writes.
