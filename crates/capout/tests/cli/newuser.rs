@@ -305,3 +305,24 @@ fn help_says_which_caps_read_to_the_end() {
         "{help}"
     );
 }
+
+#[test]
+fn render_joins_a_line_the_terminal_wrapped() {
+    // A 600-character compiler command on a terminal of 200 columns: one
+    // line, not three rows; the line after it stays a line of its own.
+    let command = format!("Running `rustc --crate-name app {}`", "-C opt-level=3 ".repeat(38));
+    assert_eq!(command.chars().count(), 603);
+    let input = format!("{command}\r\nerror: could not compile\r\n");
+    let (status, stdout, _) = run(&["--render", "-n", "5"], input.as_bytes());
+    assert_eq!(status, Some(0));
+    assert_eq!(stdout, format!("{command}\nerror: could not compile\n"));
+    // A space at the very end of a wrapped row joins the two words.
+    let (_, stdout, _) = run(&["--render", "--render-width", "4"], b"abc de\n");
+    assert_eq!(stdout, "abc de\n");
+    // Spaces that end a wrapped row and then the line are removed.
+    let (_, stdout, _) = run(&["--render", "--render-width", "4"], b"abc      \nx\n");
+    assert_eq!(stdout, "abc\nx\n");
+    // The line counts once for the caps: -n 1 keeps it whole.
+    let (_, stdout, _) = run(&["--render", "--render-width", "4", "-n", "1"], b"abcdefghij\nk\n");
+    assert_eq!(stdout, "abcdefghij\n... (truncated, showing lines 1-1 of 2, next offset 1)\n");
+}
