@@ -326,3 +326,53 @@ fn render_joins_a_line_the_terminal_wrapped() {
     let (_, stdout, _) = run(&["--render", "--render-width", "4", "-n", "1"], b"abcdefghij\nk\n");
     assert_eq!(stdout, "abcdefghij\n... (truncated, showing lines 1-1 of 2, next offset 1)\n");
 }
+
+/// What `cargo build -v` prints for a failing build of 137 crates: a
+/// `Compiling` and a `Running rustc` line for each (which mention
+/// `--error-format=json` and `--cap-lints warn`), a warning early on, an
+/// error, and the end.
+fn cargo_build_v() -> String {
+    let mut log = String::new();
+    for i in 1..=137 {
+        log.push_str(&format!("   Compiling crate-{i} v0.1.0\n"));
+        log.push_str(&format!(
+            "     Running `rustc --crate-name crate_{i} --edition=2021 src/lib.rs --error-format=json \
+             --json=diagnostic-rendered-ansi,artifacts,future-incompat --crate-type lib -C debuginfo=2 \
+             --cap-lints warn -W warnings`\n"
+        ));
+        if i == 20 {
+            log.push_str("warning: unused variable: `x`\n  --> src/lib.rs:3:9\n");
+        }
+        if i == 30 {
+            log.push_str("src/shim.c:7:5: warning: implicit declaration of function 'f'\n");
+        }
+    }
+    log.push_str("   Compiling app v0.1.0\n");
+    log.push_str("error[E0425]: cannot find value `confg` in this scope\n  --> src/main.rs:12:5\n");
+    log.push_str("error: could not compile `app` (bin \"app\") due to 1 previous error\n");
+    log
+}
+
+#[test]
+fn the_readme_keep_pattern_rescues_compiler_errors_not_command_lines() {
+    let readme = include_str!("../../../../README.md");
+    let pattern = r"(^|: )(error|warning)(\[|:)";
+    assert!(readme.contains(&format!("make 2>&1 | capout --tail-lines 40 --keep '{pattern}'")));
+    let (status, stdout, _) = run(&["--tail-lines", "3", "--keep", pattern], cargo_build_v().as_bytes());
+    assert_eq!(status, Some(0));
+    assert_eq!(
+        stdout,
+        concat!(
+            "error[E0425]: cannot find value `confg` in this scope\n",
+            "  --> src/main.rs:12:5\n",
+            "error: could not compile `app` (bin \"app\") due to 1 previous error\n",
+            "... (truncated, showing last 3 lines)\n",
+            "... (cut lines matching (^|: )(error|warning)(\\[|:): 2)\n",
+            "41:warning: unused variable: `x`\n",
+            "63:src/shim.c:7:5: warning: implicit declaration of function 'f'\n",
+        )
+    );
+    // The pattern the README had rescued the command lines instead.
+    let (_, stdout, _) = run(&["--tail-lines", "3", "--keep", "error|warning"], cargo_build_v().as_bytes());
+    assert!(stdout.contains("... (cut lines matching error|warning: 139, showing first 20)\n"), "{stdout}");
+}
