@@ -618,7 +618,8 @@ where
     try_parse_with(args, None, opts)
 }
 
-/// A layer of options (SPEC §10): where its words came from, and them.
+/// A layer of options (the config file's defaults, `CAPOUT_OPTS`, a
+/// profile): where its words came from, and them.
 #[derive(Clone, Debug)]
 pub struct Layer {
     /// Where it came from, as `--show-config` says it: `config file

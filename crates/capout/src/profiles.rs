@@ -1,4 +1,5 @@
-//! Profiles and the config file (SPEC §10).
+//! Profiles and the config file: named sets of options, and the defaults
+//! of every run.
 //!
 //! A profile is a named set of options: the built-in profiles of the
 //! three standard tools, or a `[profile.NAME]` table of the config file,

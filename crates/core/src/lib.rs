@@ -101,7 +101,8 @@ pub const READ_SIZE: usize = 64 * 1024;
 /// peak RSS of the binary past 4 MiB.
 pub const INPUT_READ_SIZE: usize = 128 * 1024;
 
-/// `--max-line-chars` when a line cap is given without it (SPEC §4).
+/// `--max-line-chars` when a line cap is given without it, so that no cap
+/// lets an unbounded line through.
 pub const DEFAULT_MAX_LINE: u64 = 2000;
 
 /// The internal limits on how much of one line is held in memory. The
