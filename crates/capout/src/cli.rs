@@ -45,7 +45,7 @@ pub const DEFAULT_RENDER: (u16, u16) = (200, 50);
                   (--head-lines, --head-chars, --max-matches) once it is full, as head does, and a \
                   command then meets a closed pipe. Every switch has a --no- form (--no-json, --no-strip-ansi, ...) \
                   that turns off a default from CAPOUT_OPTS. See capout(1) for the notices and exit \
-                  statuses."
+                  statuses: capout --man | man -l - shows it."
 )]
 pub struct Args {
     /// Keep the last N characters [default cap: 5000]

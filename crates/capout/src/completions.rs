@@ -9,6 +9,17 @@ use std::fmt::Write;
 
 use clap::{Arg, ValueHint};
 
+/// The manual page, capout(1), as roff: `capout --man | man -l -` reads it
+/// after any way of installing capout, also those that leave the page
+/// where `man` does not look (`cargo install`, `uv tool install`).
+pub const MANUAL: &str = include_str!("../../../man/capout.1");
+
+/// Whether the command line is `capout --man` and nothing else.
+pub fn manual_requested(args: impl IntoIterator<Item = OsString>) -> bool {
+    let mut words = args.into_iter().skip(1);
+    words.next().is_some_and(|word| word == "--man") && words.next().is_none()
+}
+
 /// Whether the command line is `capout --list-profiles` and nothing else:
 /// the bash script asks capout for the names of the profiles each time it
 /// completes `--profile`, so that those of the config file are offered.

@@ -22,6 +22,10 @@ fn main() -> ExitCode {
     if let Some(root) = cli::mcp_requested(std::env::args_os()) {
         return serve_mcp(&root);
     }
+    if completions::manual_requested(std::env::args_os()) {
+        let _ = io::stdout().lock().write_all(completions::MANUAL.as_bytes());
+        return ExitCode::SUCCESS;
+    }
     if completions::profiles_requested(std::env::args_os()) {
         let _ = completions::list_profiles(&mut io::stdout().lock());
         return ExitCode::SUCCESS;
