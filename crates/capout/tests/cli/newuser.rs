@@ -376,3 +376,16 @@ fn the_readme_keep_pattern_rescues_compiler_errors_not_command_lines() {
     let (_, stdout, _) = run(&["--tail-lines", "3", "--keep", "error|warning"], cargo_build_v().as_bytes());
     assert!(stdout.contains("... (cut lines matching error|warning: 139, showing first 20)\n"), "{stdout}");
 }
+
+#[test]
+fn man_prints_the_manual_page() {
+    let out = capout().arg("--man").output().unwrap();
+    assert_eq!((out.status.code(), out.stderr.as_slice()), (Some(0), &b""[..]));
+    assert_eq!(out.stdout, include_bytes!("../../../../man/capout.1"));
+    // As the README and the man page say to read it after cargo or uv.
+    let readme = include_str!("../../../../README.md");
+    assert!(readme.contains("`capout --man | man -l -`"));
+    // Only alone: with other words it is no option of a run.
+    let (status, _, stderr) = run(&["--man", "-n", "1"], b"");
+    assert_eq!(status, Some(2), "{stderr}");
+}
