@@ -1043,7 +1043,14 @@ fn show_config(
     if config.json {
         return Ok(show_config_json(&lines));
     }
-    Ok(lines.iter().map(|(option, source)| format!("{option}\t{source}\n")).collect())
+    let mut text = String::new();
+    for (option, source) in &lines {
+        text.push_str(option);
+        text.push('\t');
+        text.push_str(source);
+        text.push('\n');
+    }
+    Ok(text)
 }
 
 /// `--show-config --json`: the lines of [`show_config`] as one object,
@@ -1055,7 +1062,9 @@ fn show_config_json(lines: &[(String, String)]) -> String {
             match c {
                 '"' => quoted.push_str("\\\""),
                 '\\' => quoted.push_str("\\\\"),
-                c if u32::from(c) < 0x20 => quoted.push_str(&format!("\\u{:04x}", u32::from(c))),
+                c if u32::from(c) < 0x20 => {
+                    let _ = std::fmt::Write::write_fmt(&mut quoted, format_args!("\\u{:04x}", u32::from(c)));
+                }
                 c => quoted.push(c),
             }
         }

@@ -94,7 +94,7 @@ impl std::fmt::Debug for Totals {
             .field("bytes", &self.bytes)
             .field("chars", &self.chars())
             .field("lines", &self.lines())
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 

@@ -2,6 +2,8 @@
 //! the user's own terms, hints for a mistyped name, and the options that
 //! stop a run at its cap or hide binary input.
 
+use std::fmt::Write as _;
+
 use crate::common::capout;
 
 /// Runs capout with `args` on `input`: (status, stdout, stderr).
@@ -334,12 +336,13 @@ fn render_joins_a_line_the_terminal_wrapped() {
 fn cargo_build_v() -> String {
     let mut log = String::new();
     for i in 1..=137 {
-        log.push_str(&format!("   Compiling crate-{i} v0.1.0\n"));
-        log.push_str(&format!(
+        let _ = writeln!(log, "   Compiling crate-{i} v0.1.0");
+        let _ = writeln!(
+            log,
             "     Running `rustc --crate-name crate_{i} --edition=2021 src/lib.rs --error-format=json \
              --json=diagnostic-rendered-ansi,artifacts,future-incompat --crate-type lib -C debuginfo=2 \
-             --cap-lints warn -W warnings`\n"
-        ));
+             --cap-lints warn -W warnings`"
+        );
         if i == 20 {
             log.push_str("warning: unused variable: `x`\n  --> src/lib.rs:3:9\n");
         }
