@@ -922,7 +922,8 @@ macro_rules! give_way {
 ///   layers give way with the options that belong to them (`--offset`,
 ///   `--pattern`, `--fixed-strings`), and a default `--keep` and
 ///   `--keep-max` give way to `--max-matches`, which they do not go with;
-/// - `-N` waits for a line cap, `-i` for a pattern, a `--render` size for
+/// - `-N` waits for a line cap, `--stop-at-cap` for a head cap without
+///   `--keep`, `-i` for a pattern, a `--render` size for
 ///   `--render`, and the options of a command (`--timeout`,
 ///   `--kill-after`, `--stdout-only`) for a command (and `--kill-after`
 ///   for a `--timeout`).
@@ -948,6 +949,13 @@ fn resolve(matches: &ArgMatches, ends: &[usize]) -> Result<Args, clap::Error> {
     }
     if args.pattern.is_none() && args.keep.is_none() {
         give_way!(args, default, ignore_case);
+    }
+    // A default --stop-at-cap waits for a head cap without --keep.
+    let head = args.cap().is_ok_and(|cap| {
+        matches!(cap, CapSpec::HeadLines { .. } | CapSpec::HeadChars(_) | CapSpec::MaxMatches(_))
+    });
+    if !head || args.keep.is_some() {
+        give_way!(args, default, stop_at_cap);
     }
     if args.command.is_empty() {
         give_way!(args, default, timeout, kill_after, stdout_only);
@@ -1373,7 +1381,7 @@ mod tests {
     /// with it in `CAPOUT_OPTS` or on the command line alike.
     fn companions(id: &str) -> &'static [&'static str] {
         match id {
-            "offset" | "line_numbers" => &["-n", "5"],
+            "offset" | "line_numbers" | "stop_at_cap" => &["-n", "5"],
             "pattern" => &["-m", "5"],
             "fixed_strings" | "ignore_case" => &["-m", "5", "-e", "x"],
             "keep_max" => &["--keep", "x"],

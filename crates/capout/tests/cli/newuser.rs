@@ -392,3 +392,29 @@ fn man_prints_the_manual_page() {
     let (status, _, stderr) = run(&["--man", "-n", "1"], b"");
     assert_eq!(status, Some(2), "{stderr}");
 }
+
+#[test]
+fn a_default_stop_at_cap_waits_for_a_head_cap() {
+    let with_opts = |args: &[&str]| {
+        let out = capout()
+            .env("CAPOUT_OPTS", "--stop-at-cap")
+            .args(args)
+            .write_stdin("a\nb\nc\n")
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    assert_eq!(with_opts(&["-c", "2"]), (Some(0), "c\n... (truncated, showing last 2 chars)\n".into()));
+    assert_eq!(
+        with_opts(&["-n", "1"]),
+        (Some(0), "a\n... (truncated, showing lines 1-1; the rest was not read)\n".into())
+    );
+    assert_eq!(
+        with_opts(&["-n", "1", "--keep", "c"]),
+        (
+            Some(0),
+            "a\n... (truncated, showing lines 1-1 of 3, next offset 1)\n... (cut lines matching c: 1)\n3:c\n"
+                .into()
+        )
+    );
+}
