@@ -54,8 +54,13 @@ same_file() { cmp -s "$1" "$2"; }
 # stripped FILE: an ELF file without its symbol table.
 stripped() { file -b "$1" | grep -q ', stripped'; }
 # man_finds DIR PAGE: `man capout` with DIR first on PATH (and no MANPATH,
-# so that man derives its search path from PATH) opens PAGE.
-man_finds() { test "$(env -u MANPATH PATH="$1:/usr/bin:/bin" man -w capout 2>/dev/null)" = "$2"; }
+# so that man derives its search path from PATH) opens PAGE, through any
+# symlink. man skips a relative PATH entry: both are made absolute.
+man_finds() {
+    local found
+    found=$(env -u MANPATH PATH="$(realpath -m "$1"):/usr/bin:/bin" man -w capout 2>/dev/null) &&
+        test "$(realpath "$found")" = "$(realpath -m "$2")"
+}
 # serves_mcp COMMAND...: COMMAND --mcp answers an MCP initialize request
 # as capout's server.
 serves_mcp() {

@@ -212,7 +212,7 @@ pub fn layer(file: Option<&ConfigFile>, name: &str) -> Result<Option<Layer>, cla
 }
 
 /// The names of the profiles there are, for an error message: the first
-/// [`KNOWN_NAMED`] of them, and how many more.
+/// `KNOWN_NAMED` of them, and how many more.
 pub fn known(file: Option<&ConfigFile>) -> String {
     let mut names = names(file);
     let more = names.len().saturating_sub(KNOWN_NAMED);
