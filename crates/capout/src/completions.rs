@@ -11,7 +11,10 @@ use clap::{Arg, ValueHint};
 
 /// The manual page, capout(1), as roff: `capout --man | man -l -` reads it
 /// after any way of installing capout, also those that leave the page
-/// where `man` does not look (`cargo install`, `uv tool install`).
+/// where `man` does not look (`cargo install`, `uv tool install`). Only
+/// `capout-mcp` holds it (`capout --man` runs `capout-mcp --man`): in the
+/// filter, its 35 KB would lie among the read-only data that every run
+/// maps.
 pub const MANUAL: &str = include_str!("../../../man/capout.1");
 
 /// Whether the command line is `capout --man` and nothing else.

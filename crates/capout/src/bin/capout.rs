@@ -23,8 +23,7 @@ fn main() -> ExitCode {
         return serve_mcp(&root);
     }
     if completions::manual_requested(std::env::args_os()) {
-        let _ = io::stdout().lock().write_all(completions::MANUAL.as_bytes());
-        return ExitCode::SUCCESS;
+        return print_manual();
     }
     if completions::profiles_requested(std::env::args_os()) {
         let _ = completions::list_profiles(&mut io::stdout().lock());
@@ -126,6 +125,27 @@ fn serve_mcp(root: &std::path::Path) -> ExitCode {
     let e = std::process::Command::new(&server).arg("--root").arg(root).exec();
     let reason = command::plain_reason(&e);
     fail(&mut io::stderr(), &format_args!("--mcp: cannot run {}: {reason}", server.display()), 1)
+}
+
+/// `capout --man`: `capout-mcp --man`, from capout's own directory, prints
+/// the page (see `completions::MANUAL`).
+#[cfg(feature = "mcp")]
+fn print_manual() -> ExitCode {
+    use std::os::unix::process::CommandExt;
+    let server = match std::env::current_exe() {
+        Ok(exe) => exe.with_file_name("capout-mcp"),
+        Err(e) => {
+            return fail(&mut io::stderr(), &format_args!("--man: cannot find capout's own path: {e}"), 1);
+        }
+    };
+    let e = std::process::Command::new(&server).arg("--man").exec();
+    let reason = command::plain_reason(&e);
+    fail(&mut io::stderr(), &format_args!("--man: cannot run {}: {reason}", server.display()), 1)
+}
+
+#[cfg(not(feature = "mcp"))]
+fn print_manual() -> ExitCode {
+    fail(&mut io::stderr(), &"--man: built without capout-mcp, which holds the page (cargo feature mcp)", 2)
 }
 
 #[cfg(not(feature = "mcp"))]
