@@ -418,3 +418,23 @@ fn a_default_stop_at_cap_waits_for_a_head_cap() {
         )
     );
 }
+
+#[test]
+fn the_documentation_cites_no_document_outside_the_repository() {
+    let docs = [
+        ("README.md", include_str!("../../../../README.md")),
+        ("man/capout.1", include_str!("../../../../man/capout.1")),
+        ("Cargo.toml", include_str!("../../../../Cargo.toml")),
+        ("crates/capout/Cargo.toml", include_str!("../../../../crates/capout/Cargo.toml")),
+        ("crates/core/Cargo.toml", include_str!("../../../../crates/core/Cargo.toml")),
+        ("crates/testkit/Cargo.toml", include_str!("../../../../crates/testkit/Cargo.toml")),
+    ];
+    for (name, text) in docs {
+        for word in ["SPEC", "§", "reference grep"] {
+            assert!(!text.contains(word), "{name} cites {word:?}");
+        }
+    }
+    let man = include_str!("../../../../man/capout.1");
+    assert!(!man.contains("The README says"), "the man page defers to the README");
+    assert!(man.contains("(chars, bytes, lines, matches or tokens)"));
+}
