@@ -50,8 +50,10 @@ name=capout-$platform
 stage=target/packaging/npm/$name
 rm -rf "$stage"
 mkdir -p "$stage/bin"
-install -m 755 "$binary" "$stage/bin/capout"
-install -m 755 "$server" "$stage/bin/capout-mcp"
+# Stripped, as the wheel's are (maturin's strip = true): the symbols only
+# serve a debugger, and are most of an unstripped binary.
+install -s -m 755 "$binary" "$stage/bin/capout"
+install -s -m 755 "$server" "$stage/bin/capout-mcp"
 install -m 755 "$module" "$stage/capout.node"
 sed "s/PLATFORM/$platform/g" npm/platform/README.md > "$stage/README.md"
 node - "$name" "$version" "$stage/package.json" <<'JS'
@@ -74,5 +76,13 @@ JS
 grep -q "\"$name\"" npm/capout/package.json ||
     { echo "npm-pack.sh: npm/capout/package.json does not list $name in optionalDependencies" >&2; exit 1; }
 (cd "$stage" && npm pack --silent --pack-destination "$out" >/dev/null)
-(cd npm/capout && npm pack --silent --pack-destination "$out" >/dev/null)
+# The launcher carries the man page, which npm installs where man finds it
+# (PREFIX/share/man/man1) with `npm install -g`: staged beside a copy of
+# npm/capout, as npm packs only what lies in the package's folder.
+launcher=target/packaging/npm/capout
+rm -rf "$launcher"
+mkdir -p "$launcher/man"
+cp -R npm/capout/. "$launcher/"
+cp man/capout.1 "$launcher/man/capout.1"
+(cd "$launcher" && npm pack --silent --pack-destination "$out" >/dev/null)
 ls "$out/$name-$version.tgz" "$out/capout-$version.tgz"

@@ -16,7 +16,7 @@ work=target/packaging
 dist=$work/dist
 tools=$work/tools
 
-for tool in python3 node npm cargo; do
+for tool in python3 node npm cargo file man; do
     command -v "$tool" >/dev/null || { echo "packaging/test.sh: $tool is not installed" >&2; exit 1; }
 done
 
@@ -51,6 +51,16 @@ run_case() {
     fi
 }
 same_file() { cmp -s "$1" "$2"; }
+# stripped FILE: an ELF file without its symbol table.
+stripped() { file -b "$1" | grep -q ', stripped'; }
+# man_finds DIR PAGE: `man capout` with DIR first on PATH (and no MANPATH,
+# so that man derives its search path from PATH) opens PAGE, through any
+# symlink. man skips a relative PATH entry: both are made absolute.
+man_finds() {
+    local found
+    found=$(env -u MANPATH PATH="$(realpath -m "$1"):/usr/bin:/bin" man -w capout 2>/dev/null) &&
+        test "$(realpath "$found")" = "$(realpath -m "$2")"
+}
 # serves_mcp COMMAND...: COMMAND --mcp answers an MCP initialize request
 # as capout's server.
 serves_mcp() {
@@ -110,6 +120,8 @@ binary=$data/scripts/capout
 chmod +x "$binary"
 check "the wheel's binary runs" test "$("$binary" --version)" = "capout $version"
 chmod +x "$data/scripts/capout-mcp"
+check "the wheel's capout is stripped" stripped "$binary"
+check "the wheel's capout-mcp is stripped" stripped "$data/scripts/capout-mcp"
 check "the wheel carries capout-mcp, which capout --mcp runs" serves_mcp "$binary"
 glibc_217() {
     python3 - "$1" <<'PY'
@@ -141,6 +153,7 @@ run_case "pip: capout -c 10" 0 "$tail10" "$venv/bin/capout" -c 10
 check "pip: capout --mcp" serves_mcp "$venv/bin/capout"
 run_case "pip: capout -- sh -c 'exit 3'" 3 "" "$venv/bin/capout" --notice none -- sh -c 'exit 3'
 check "pip installed the man page into the venv's share/man/man1" same_file "$venv/share/man/man1/capout.1" man/capout.1
+check "pip: man capout opens the venv's page" man_finds "$venv/bin" "$venv/share/man/man1/capout.1"
 check "pip installed the bash completion" test -s "$venv/share/bash-completion/completions/capout"
 # import capout: the extension, in the same venv as the commands.
 imports() {
@@ -164,6 +177,14 @@ rm -rf "$uvdir"
 UV_TOOL_DIR=$uvdir/tools UV_TOOL_BIN_DIR=$uvdir/bin "$tools/bin/uv" tool install --quiet --offline "$wheel"
 run_case "uv: capout -c 10" 0 "$tail10" "$uvdir/bin/capout" -c 10
 check "uv installed the man page" same_file "$uvdir/tools/capout/share/man/man1/capout.1" man/capout.1
+# uv links only the binaries into its bin folder, so man does not find the
+# page beside them: capout --man prints it (capout --man | man -l -).
+check "uv: capout --man prints the man page" same_file <("$uvdir/bin/capout" --man) man/capout.1
+if man_finds "$uvdir/bin" "$uvdir/share/man/man1/capout.1"; then
+    fail "uv: man capout finds a page: the README says it does not"
+else
+    pass "uv: man capout finds no page beside uv's bin folder, as the README says"
+fi
 
 echo "== the Node.js module: cargo build --release -p capout-node"
 start=$SECONDS
@@ -179,6 +200,15 @@ cp "$dist"/capout-*.tgz "$scratch"
 echo '{ "private": true }' >"$scratch/package.json"
 (cd "$scratch" && npm install --offline --silent --no-audit --no-fund "./capout-$platform-"*.tgz ./capout-*.tgz)
 launcher=$scratch/node_modules/.bin/capout
+check "npm: the platform package's capout is stripped" stripped "$scratch/node_modules/capout-$platform/bin/capout"
+check "npm: the platform package's capout-mcp is stripped" stripped "$scratch/node_modules/capout-$platform/bin/capout-mcp"
+# npm install -g puts the launcher's man page where man finds it.
+global=$work/npm-global
+rm -rf "$global"
+npm install -g --prefix "$global" --offline --silent --no-audit --no-fund "$scratch/capout-$platform-"*.tgz "$scratch"/capout-[0-9]*.tgz
+check "npm -g: capout runs" test "$("$global/bin/capout" --version)" = "capout $version"
+check "npm -g: man capout opens the installed page" man_finds "$global/bin" "$global/share/man/man1/capout.1"
+check "npm -g: the page is man/capout.1" same_file "$global/share/man/man1/capout.1" man/capout.1
 check "npx capout --version" test "$(cd "$scratch" && npx --offline capout --version)" = "capout $version"
 run_case "npm launcher: capout -c 10" 0 "$tail10" "$launcher" -c 10
 check "npm launcher: capout --mcp" serves_mcp "$launcher"
@@ -257,9 +287,12 @@ err=$(node npm/capout/bin/capout.js --version 2>&1 >/dev/null) && status=0 || st
 check "the launcher without its platform package says so, status 1" \
     test "$status:$err" = "1:capout: no binary for $platform: the package capout-$platform is not installed (install it beside capout, or install capout with cargo)"
 
-echo "== sizes"
+echo "== sizes (the README quotes them)"
 for f in "$wheel" "$dist"/capout-*.tgz; do
     printf '%9d bytes  %s\n' "$(stat -c %s "$f")" "$(basename "$f")"
+done
+for f in "$data/scripts/capout" "$data/scripts/capout-mcp"; do
+    printf '%9d bytes  %s (in the wheel, unpacked)\n' "$(stat -c %s "$f")" "$(basename "$f")"
 done
 
 echo "packaging test: $((SECONDS - began)) s"

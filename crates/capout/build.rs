@@ -6,7 +6,7 @@
 //! relocated by the dynamic loader at every start, which writes to each
 //! page that holds one; linked at a fixed address, those pages stay clean
 //! and untouched. That is about half a MiB of peak memory for every run of
-//! the filter (SPEC §8 asks for under 4 MiB). The filter's code is the
+//! the filter (its peak RSS must stay under 4 MiB). The filter's code is the
 //! same: only where the executable is loaded is fixed.
 //!
 //! `link/cold.ld` moves the code of the rarer modes (`--render`, the token

@@ -40,17 +40,20 @@ pub const DEFAULT_RENDER: (u16, u16) = (200, 50);
     override_usage = "capout [OPTIONS]\n       capout [OPTIONS] [--] COMMAND [ARG]...",
     after_help = "With no cap, --tail-chars 5000 applies. With a COMMAND, capout runs it, caps its joined \
                   stdout and stderr, and exits with its status (124 on --timeout, 126 or 127 when it \
-                  cannot be run). Every switch has a --no- form (--no-json, --no-strip-ansi, ...) \
+                  cannot be run). Every cap reads its input to the end, to count the total that its \
+                  notice gives; a tail cap must, to find the end. --stop-at-cap stops a head cap \
+                  (--head-lines, --head-chars, --max-matches) once it is full, as head does, and a \
+                  command then meets a closed pipe. Every switch has a --no- form (--no-json, --no-strip-ansi, ...) \
                   that turns off a default from CAPOUT_OPTS. See capout(1) for the notices and exit \
-                  statuses."
+                  statuses: capout --man | man -l - shows it."
 )]
 pub struct Args {
     /// Keep the last N characters [default cap: 5000]
-    #[arg(short = 'c', long, value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
+    #[arg(short = 'c', long, value_name = "N", value_parser = cap_value, allow_negative_numbers = true)]
     tail_chars: Option<u64>,
 
     /// Keep N lines, after --offset K lines
-    #[arg(short = 'n', long, visible_alias = "limit", value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
+    #[arg(short = 'n', long, visible_alias = "limit", value_name = "N", value_parser = cap_value, allow_negative_numbers = true)]
     head_lines: Option<u64>,
 
     /// Skip K lines before --head-lines starts, or K matches before --max-matches starts
@@ -58,23 +61,23 @@ pub struct Args {
     offset: Option<u64>,
 
     /// Keep the first N matches (lines)
-    #[arg(short = 'm', long, value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
+    #[arg(short = 'm', long, value_name = "N", value_parser = cap_value, allow_negative_numbers = true)]
     max_matches: Option<u64>,
 
     /// Keep the first N characters (with --tail-chars: both ends)
-    #[arg(long, value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = cap_value, allow_negative_numbers = true)]
     head_chars: Option<u64>,
 
     /// Keep the last N lines (with --head-lines: both ends)
-    #[arg(long, value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = cap_value, allow_negative_numbers = true)]
     tail_lines: Option<u64>,
 
     /// Keep the last N tokens (with --head-tokens: both ends)
-    #[arg(long, value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = cap_value, allow_negative_numbers = true)]
     tail_tokens: Option<u64>,
 
     /// Keep the first N tokens
-    #[arg(long, value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = cap_value, allow_negative_numbers = true)]
     head_tokens: Option<u64>,
 
     /// How the token caps count: estimate (no vocabulary), o200k or cl100k (exact) [default: estimate]
@@ -100,7 +103,7 @@ pub struct Args {
 
     /// With --head-lines, --tail-lines or --max-matches: keep at most N characters in all, whole
     /// lines only
-    #[arg(long, value_name = "N", value_parser = cap_value(), allow_negative_numbers = true)]
+    #[arg(long, value_name = "N", value_parser = cap_value, allow_negative_numbers = true)]
     budget_chars: Option<u64>,
 
     /// Count bytes instead of characters
@@ -124,11 +127,11 @@ pub struct Args {
     render: bool,
 
     /// With --render: the terminal's width in columns, 2 to 10000 [default: 200]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(2..=10000))]
+    #[arg(long, value_name = "N", value_parser = render_width)]
     render_width: Option<u16>,
 
     /// With --render: the terminal's height in rows, 1 to 1000 [default: 50]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1000))]
+    #[arg(long, value_name = "N", value_parser = render_height)]
     render_height: Option<u16>,
 
     /// Show the cut lines that match REGEX after the notice
@@ -154,6 +157,17 @@ pub struct Args {
     /// Print one JSON object instead of text
     #[arg(long)]
     json: bool,
+
+    /// Show input with a NUL byte in its first 8 KiB as it is, or hide it behind one line that says
+    /// its size [default: show; hide in the profiles read and bash]
+    #[arg(long, value_enum, value_name = "WHAT")]
+    binary: Option<BinaryArg>,
+
+    /// Stop reading once a head cap (--head-lines, --head-chars, --max-matches) is full, as head
+    /// does: the notice then has no total. Without it every cap reads to the end, to count the total
+    /// that its notice gives
+    #[arg(long)]
+    stop_at_cap: bool,
 
     /// Read FILE instead of stdin
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
@@ -211,6 +225,11 @@ pub struct Args {
     /// The clap ids of the options that gave way in `resolve`.
     #[arg(skip)]
     gave_way: Vec<&'static str>,
+
+    /// The clap ids of the caps given, in command-line order, so that an
+    /// error names them as they were written.
+    #[arg(skip)]
+    cap_order: Vec<&'static str>,
 }
 
 /// A duration as given on the command line: its value, and its text with
@@ -291,6 +310,12 @@ impl From<TokenizerArg> for Tokenizer {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
+enum BinaryArg {
+    Show,
+    Hide,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
 enum When {
     Auto,
     Always,
@@ -308,8 +333,30 @@ pub enum Action {
     ShowConfig(String),
 }
 
-fn cap_value() -> clap::builder::RangedU64ValueParser<u64> {
-    clap::value_parser!(u64).range(1..)
+/// A cap: a number from 1 to 2^64-1.
+fn cap_value(text: &str) -> Result<u64, String> {
+    in_range(text, 1, u64::MAX)
+}
+
+/// `--render-width`: 2 to 10000 columns.
+fn render_width(text: &str) -> Result<u16, String> {
+    in_range(text, 2, 10_000).map(|n| n as u16)
+}
+
+/// `--render-height`: 1 to 1000 rows.
+fn render_height(text: &str) -> Result<u16, String> {
+    in_range(text, 1, 1000).map(|n| n as u16)
+}
+
+/// A whole number from `low` to `high`, whose error names the range in
+/// words, the same for every option (clap's own says `1..N` for one and
+/// `1..=N` for another).
+fn in_range(text: &str, low: u64, high: u64) -> Result<u64, String> {
+    let number: i128 = text.parse().map_err(|e: std::num::ParseIntError| e.to_string())?;
+    u64::try_from(number)
+        .ok()
+        .filter(|n| (low..=high).contains(n))
+        .ok_or_else(|| format!("{number} is not in {low} to {high}"))
 }
 
 impl Args {
@@ -317,7 +364,10 @@ impl Args {
     pub fn into_action(self) -> Result<Action, clap::Error> {
         // `capout --mcp [--root DIR]` alone is served before this parse
         // (see `mcp_requested`): here either is mixed with others.
-        if self.mcp || self.root.is_some() {
+        if self.root.is_some() && !self.mcp {
+            return Err(usage("--root goes with --mcp: capout --mcp [--root DIR]".into()));
+        }
+        if self.mcp {
             return Err(usage("--mcp takes no option but --root DIR: capout --mcp [--root DIR]".into()));
         }
         match self.completions.as_deref() {
@@ -378,6 +428,15 @@ impl Args {
         }
         if self.ignore_case && self.pattern.is_none() && self.keep.is_none() {
             return Err(usage("--ignore-case goes with --pattern or --keep".into()));
+        }
+        let head = matches!(cap, CapSpec::HeadLines { .. } | CapSpec::HeadChars(_) | CapSpec::MaxMatches(_));
+        if self.stop_at_cap && !head {
+            return Err(usage("--stop-at-cap goes with --head-lines, --head-chars or --max-matches".into()));
+        }
+        if self.stop_at_cap && self.keep.is_some() {
+            return Err(usage(
+                "--stop-at-cap does not go with --keep: the lines after the cap are not read".into(),
+            ));
         }
         if self.input.is_some() && runs {
             return Err(usage(
@@ -451,6 +510,8 @@ impl Args {
             command,
             ignore_case: self.ignore_case,
             input: self.input,
+            hide_binary: matches!(self.binary, Some(BinaryArg::Hide)),
+            stop_at_cap: self.stop_at_cap,
             ..Config::default()
         })
     }
@@ -516,29 +577,24 @@ impl Args {
 
     /// The usage error of caps that do not go together.
     fn conflicting_caps(&self) -> clap::Error {
-        let names = [
-            "--tail-chars",
-            "--head-chars",
-            "--head-lines",
-            "--tail-lines",
-            "--max-matches",
-            "--head-tokens",
-            "--tail-tokens",
+        let caps = [
+            ("tail_chars", "--tail-chars", self.tail_chars),
+            ("head_chars", "--head-chars", self.head_chars),
+            ("head_lines", "--head-lines", self.head_lines),
+            ("tail_lines", "--tail-lines", self.tail_lines),
+            ("max_matches", "--max-matches", self.max_matches),
+            ("head_tokens", "--head-tokens", self.head_tokens),
+            ("tail_tokens", "--tail-tokens", self.tail_tokens),
         ];
-        let values = [
-            self.tail_chars,
-            self.head_chars,
-            self.head_lines,
-            self.tail_lines,
-            self.max_matches,
-            self.head_tokens,
-            self.tail_tokens,
-        ];
-        let given: Vec<String> = names
+        let mut given: Vec<(usize, String)> = caps
             .into_iter()
-            .zip(values)
-            .filter_map(|(name, value)| value.map(|v| format!("{name} {v}")))
+            .filter_map(|(id, name, value)| {
+                let place = self.cap_order.iter().position(|&o| o == id).unwrap_or(usize::MAX);
+                value.map(|v| (place, format!("{name} {v}")))
+            })
             .collect();
+        given.sort_by_key(|&(place, _)| place);
+        let given: Vec<String> = given.into_iter().map(|(_, text)| text).collect();
         usage(format!("the caps {} cannot be used together", given.join(" and ")))
     }
 }
@@ -588,7 +644,8 @@ where
     try_parse_with(args, None, opts)
 }
 
-/// A layer of options (SPEC §10): where its words came from, and them.
+/// A layer of options (the config file's defaults, `CAPOUT_OPTS`, a
+/// profile): where its words came from, and them.
 #[derive(Clone, Debug)]
 pub struct Layer {
     /// Where it came from, as `--show-config` says it: `config file
@@ -668,7 +725,10 @@ where
     let profile = match before_matches.get_one::<String>("profile") {
         Some(name) => {
             let Some(profile) = crate::profiles::layer(file, name)? else {
-                let why = format!("no such profile: {name} ({})", crate::profiles::known(file));
+                let hint = crate::profiles::similar(file, name)
+                    .map(|known| format!("; did you mean {known}?"))
+                    .unwrap_or_default();
+                let why = format!("no such profile: {name}{hint} ({})", crate::profiles::known(file));
                 // Named where the --profile came from.
                 return Err(match layer_of(&before_matches, &ends, "profile").and_then(|i| layers.get(i)) {
                     Some(layer) if layer.table => usage_in(&format!("{} profile", layer.place), &why),
@@ -707,16 +767,17 @@ fn simple(args: &[OsString]) -> Option<Args> {
         [option, number] => {
             let number = number.to_str().filter(|n| n.bytes().all(|b| b.is_ascii_digit()))?;
             let number = number.parse::<u64>().ok().filter(|&n| n >= 1);
-            let field = match option.to_str()? {
-                "-c" | "--tail-chars" => &mut parsed.tail_chars,
-                "-n" | "--head-lines" => &mut parsed.head_lines,
-                "--head-chars" => &mut parsed.head_chars,
-                "--tail-lines" => &mut parsed.tail_lines,
-                "--tail-tokens" => &mut parsed.tail_tokens,
-                "--head-tokens" => &mut parsed.head_tokens,
+            let (field, id) = match option.to_str()? {
+                "-c" | "--tail-chars" => (&mut parsed.tail_chars, "tail_chars"),
+                "-n" | "--head-lines" => (&mut parsed.head_lines, "head_lines"),
+                "--head-chars" => (&mut parsed.head_chars, "head_chars"),
+                "--tail-lines" => (&mut parsed.tail_lines, "tail_lines"),
+                "--tail-tokens" => (&mut parsed.tail_tokens, "tail_tokens"),
+                "--head-tokens" => (&mut parsed.head_tokens, "head_tokens"),
                 _ => return None,
             };
             *field = Some(number?);
+            parsed.cap_order.push(id);
         }
         _ => return None,
     }
@@ -887,12 +948,17 @@ macro_rules! give_way {
 ///   layers give way with the options that belong to them (`--offset`,
 ///   `--pattern`, `--fixed-strings`), and a default `--keep` and
 ///   `--keep-max` give way to `--max-matches`, which they do not go with;
-/// - `-N` waits for a line cap, `-i` for a pattern, a `--render` size for
+/// - `-N` waits for a line cap, `--stop-at-cap` for a head cap without
+///   `--keep`, `-i` for a pattern, a `--render` size for
 ///   `--render`, and the options of a command (`--timeout`,
 ///   `--kill-after`, `--stdout-only`) for a command (and `--kill-after`
 ///   for a `--timeout`).
 fn resolve(matches: &ArgMatches, ends: &[usize]) -> Result<Args, clap::Error> {
     let mut args = Args::from_arg_matches(matches)?;
+    let mut order: Vec<(usize, &'static str)> =
+        CAPS.iter().filter_map(|&id| Some((matches.index_of(id)?, id))).collect();
+    order.sort_unstable();
+    args.cap_order = order.into_iter().map(|(_, id)| id).collect();
     let layer = |id: &str| layer_of(matches, ends, id);
     let default = |id: &str| layer(id).is_some_and(|l| l < ends.len());
     if let Some(last) = CAPS.iter().filter_map(|id| layer(id)).max() {
@@ -914,6 +980,13 @@ fn resolve(matches: &ArgMatches, ends: &[usize]) -> Result<Args, clap::Error> {
     }
     if args.pattern.is_none() && args.keep.is_none() {
         give_way!(args, default, ignore_case);
+    }
+    // A default --stop-at-cap waits for a head cap without --keep.
+    let head = args.cap().is_ok_and(|cap| {
+        matches!(cap, CapSpec::HeadLines { .. } | CapSpec::HeadChars(_) | CapSpec::MaxMatches(_))
+    });
+    if !head || args.keep.is_some() {
+        give_way!(args, default, stop_at_cap);
     }
     if args.command.is_empty() {
         give_way!(args, default, timeout, kill_after, stdout_only);
@@ -959,7 +1032,7 @@ fn show_config(
 ) -> Result<String, clap::Error> {
     let config = args.clone().into_config()?;
     let mut lines = Vec::new();
-    let mut line = |words: &str, source: &str| lines.push(format!("{words}\t{source}"));
+    let mut line = |words: &str, source: &str| lines.push((words.to_owned(), source.to_owned()));
     let cmd = command();
     for arg in cmd.get_arguments() {
         let id = arg.get_id().as_str();
@@ -1006,9 +1079,42 @@ fn show_config(
     if !given("progress") {
         line("--progress auto", built_in);
     }
-    let mut text = lines.join("\n");
-    text.push('\n');
+    if config.json {
+        return Ok(show_config_json(&lines));
+    }
+    let mut text = String::new();
+    for (option, source) in &lines {
+        text.push_str(option);
+        text.push('\t');
+        text.push_str(source);
+        text.push('\n');
+    }
     Ok(text)
+}
+
+/// `--show-config --json`: the lines of [`show_config`] as one object,
+/// `{"options":[{"option":"--json","source":"command line"},...]}`.
+fn show_config_json(lines: &[(String, String)]) -> String {
+    let string = |text: &str| {
+        let mut quoted = String::from("\"");
+        for c in text.chars() {
+            match c {
+                '"' => quoted.push_str("\\\""),
+                '\\' => quoted.push_str("\\\\"),
+                c if u32::from(c) < 0x20 => {
+                    let _ = std::fmt::Write::write_fmt(&mut quoted, format_args!("\\u{:04x}", u32::from(c)));
+                }
+                c => quoted.push(c),
+            }
+        }
+        quoted.push('"');
+        quoted
+    };
+    let options: Vec<String> = lines
+        .iter()
+        .map(|(option, source)| format!("{{\"option\":{},\"source\":{}}}", string(option), string(source)))
+        .collect();
+    format!("{{\"options\":[{}]}}\n", options.join(","))
 }
 
 /// Whether the option `id` is in force from some layer or the command line.
@@ -1306,7 +1412,7 @@ mod tests {
     /// with it in `CAPOUT_OPTS` or on the command line alike.
     fn companions(id: &str) -> &'static [&'static str] {
         match id {
-            "offset" | "line_numbers" | "budget_chars" => &["-n", "5"],
+            "offset" | "line_numbers" | "budget_chars" | "stop_at_cap" => &["-n", "5"],
             "pattern" => &["-m", "5"],
             "fixed_strings" | "ignore_case" => &["-m", "5", "-e", "x"],
             "keep_max" => &["--keep", "x"],

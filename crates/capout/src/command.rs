@@ -255,7 +255,9 @@ pub fn run_in(
         Launch::Pending(..) | Launch::Failed => Ending::default(),
     };
     match ran {
-        Ok(report) => Ok(Finished { ending, report: Some(report) }),
+        // The report's ending is the engine's word on it: a command that
+        // the pipe capout closed at its cap killed ended well.
+        Ok(report) => Ok(Finished { ending: report.ending.clone(), report: Some(report) }),
         Err(RunError::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
             Ok(Finished { ending, report: None })
         }

@@ -4,9 +4,47 @@
 //! what a value hint means. The script is made from the clap command, so
 //! that it knows every option. The other shells' scripts are clap's.
 
+use std::ffi::OsString;
 use std::fmt::Write;
 
 use clap::{Arg, ValueHint};
+
+/// The manual page, capout(1), as roff: `capout --man | man -l -` reads it
+/// after any way of installing capout, also those that leave the page
+/// where `man` does not look (`cargo install`, `uv tool install`). Only
+/// `capout-mcp` holds it (`capout --man` runs `capout-mcp --man`): in the
+/// filter, its 35 KB would lie among the read-only data that every run
+/// maps.
+pub const MANUAL: &str = include_str!("../../../man/capout.1");
+
+/// Whether the command line is `capout --man` and nothing else.
+pub fn manual_requested(args: impl IntoIterator<Item = OsString>) -> bool {
+    let mut words = args.into_iter().skip(1);
+    words.next().is_some_and(|word| word == "--man") && words.next().is_none()
+}
+
+/// Whether the command line is `capout --list-profiles` and nothing else:
+/// the bash script asks capout for the names of the profiles each time it
+/// completes `--profile`, so that those of the config file are offered.
+/// Not an option of the parser: it is no option of a run.
+pub fn profiles_requested(args: impl IntoIterator<Item = OsString>) -> bool {
+    let mut words = args.into_iter().skip(1);
+    words.next().is_some_and(|word| word == "--list-profiles") && words.next().is_none()
+}
+
+/// Writes the names of the profiles, one a line: the built-in ones, then
+/// those of the config file. A config file with an error gives only the
+/// built-in ones: a completion has nowhere to show the error, and the run
+/// that follows names it.
+pub fn list_profiles(out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let file = crate::profiles::ConfigFile::load().ok().flatten();
+    let mut text = String::new();
+    for name in crate::profiles::names(file.as_ref()) {
+        text.push_str(name);
+        text.push('\n');
+    }
+    out.write_all(text.as_bytes())
+}
 
 /// The bash completion script for `cmd`.
 pub fn bash(cmd: &clap::Command) -> String {
@@ -27,12 +65,16 @@ pub fn bash(cmd: &clap::Command) -> String {
         }
         let possible: Vec<String> =
             arg.get_possible_values().iter().map(|v| v.get_name().to_owned()).collect();
-        let possible = if arg.get_id() == "profile" {
-            crate::profiles::BUILT_IN.iter().map(|(name, _)| (*name).to_owned()).collect()
-        } else {
-            possible
-        };
-        let reply = if possible.is_empty() {
+        let reply = if arg.get_id() == "profile" {
+            // Asked at completion time: the config file may change. The
+            // built-in names stand in when no capout is on PATH.
+            let built_in: Vec<&str> = crate::profiles::BUILT_IN.iter().map(|(name, _)| *name).collect();
+            format!(
+                "local names; names=$(command capout --list-profiles </dev/null 2>/dev/null) || names='{}'; \
+                 COMPREPLY=($(compgen -W \"$names\" -- \"$cur\"))",
+                built_in.join(" ")
+            )
+        } else if possible.is_empty() {
             match arg.get_value_hint() {
                 ValueHint::DirPath => "_capout_files -d".to_owned(),
                 ValueHint::FilePath | ValueHint::AnyPath | ValueHint::Unknown => {

@@ -1,4 +1,5 @@
-//! Profiles and the config file (SPEC §10).
+//! Profiles and the config file: named sets of options, and the defaults
+//! of every run.
 //!
 //! A profile is a named set of options: the built-in profiles of the
 //! three standard tools, or a `[profile.NAME]` table of the config file,
@@ -26,9 +27,9 @@ use crate::cli::{self, Action, Layer};
 /// The built-in profiles: `read`, `grep` and `bash`, the caps of the
 /// three standard tools.
 pub const BUILT_IN: [(&str, &[&str]); 3] = [
-    ("read", &["--head-lines", "500", "--budget-chars", "8000"]),
+    ("read", &["--head-lines", "500", "--budget-chars", "8000", "--binary", "hide"]),
     ("grep", &["--max-matches", "50"]),
-    ("bash", &["--tail-chars", "5000", "--strip-ansi", "--collapse-cr"]),
+    ("bash", &["--tail-chars", "5000", "--strip-ansi", "--collapse-cr", "--binary", "hide"]),
 ];
 
 /// The largest config file that is read: a larger one is surely not a
@@ -213,6 +214,16 @@ pub fn layer(file: Option<&ConfigFile>, name: &str) -> Result<Option<Layer>, cla
 /// The names of the profiles there are, for an error message: the first
 /// `KNOWN_NAMED` (20) of them, and how many more.
 pub fn known(file: Option<&ConfigFile>) -> String {
+    let mut names = names(file);
+    let more = names.len().saturating_sub(KNOWN_NAMED);
+    names.truncate(KNOWN_NAMED);
+    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+    format!("the profiles are {}{more}", names.join(", "))
+}
+
+/// The names of the profiles there are: the built-in ones, then those
+/// the config file adds, each once.
+pub fn names(file: Option<&ConfigFile>) -> Vec<&str> {
     let mut names: Vec<&str> = BUILT_IN.iter().map(|(name, _)| *name).collect();
     // The names of one TOML table differ: only a built-in one repeats.
     for (name, _) in file.iter().flat_map(|f| f.profiles.iter()) {
@@ -220,10 +231,18 @@ pub fn known(file: Option<&ConfigFile>) -> String {
             names.push(name);
         }
     }
-    let more = names.len().saturating_sub(KNOWN_NAMED);
-    names.truncate(KNOWN_NAMED);
-    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
-    format!("the profiles are {}{more}", names.join(", "))
+    names
+}
+
+/// The profile that `name` was most likely meant to be, as clap finds the
+/// option a mistyped one was meant to be (Jaro similarity above 0.7).
+pub fn similar<'a>(file: Option<&'a ConfigFile>, name: &str) -> Option<&'a str> {
+    names(file)
+        .into_iter()
+        .map(|known| (strsim::jaro(name, known), known))
+        .filter(|&(confidence, _)| confidence > 0.7)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, known)| known)
 }
 
 /// How many profiles an error names at most: a file may define thousands.
@@ -396,7 +415,7 @@ mod tests {
         let e = strip_error(&layer(Some(&file), "q").unwrap_err());
         assert_eq!(
             e,
-            "in config file c.toml [profile.q] tail-chars: invalid value '0' for '--tail-chars <N>': 0 is not in 1..18446744073709551615"
+            "in config file c.toml [profile.q] tail-chars: invalid value '0' for '--tail-chars <N>': 0 is not in 1 to 18446744073709551615"
         );
         // In [defaults], at once.
         let e = strip_error(&ConfigFile::parse(path, "[defaults]\ntail-chars = 0\n").unwrap_err());

@@ -1,4 +1,4 @@
-//! Throughput of `--render`'s screen model (SPEC §12) on 10 MB of
+//! Throughput of `--render`'s screen model on 10 MB of
 //! generated build output with spinners: compiler lines, `\r` progress
 //! bars, npm-style `ESC[1G ESC[0K` spinner frames, a status line redrawn
 //! with `ESC[1A`, colours, and some wide characters.

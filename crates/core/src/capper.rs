@@ -11,7 +11,7 @@ use crate::caps::{
 };
 use crate::count::Totals;
 use crate::matcher::Matcher;
-use crate::notice::{Kind, Notice, Renderer};
+use crate::notice::{self, Kind, Notice, Renderer};
 use crate::output::Route;
 use crate::render::Screen;
 use crate::rescue::{Head, Rescuer, Tail};
@@ -62,6 +62,25 @@ pub struct Capper {
     /// text the transforms pass through is copied at full speed.
     transformed: PageBuf,
     core: Core,
+    /// `--binary hide`: whether the stream is binary, once its start tells.
+    sniff: Sniff,
+    /// Whether reading stopped at the cap (`--stop-at-cap`).
+    stopped: bool,
+}
+
+/// Whether the stream is binary, for `--binary hide`: the start of the
+/// stream is held back until [`notice::BINARY_SNIFF`] bytes or its end
+/// show it, so that the answer never depends on how reads split it.
+enum Sniff {
+    /// Binary input is shown as it is (the default).
+    Off,
+    /// The start of the stream, not yet decided.
+    Holding(Vec<u8>),
+    /// Text: it goes through as with `Off`.
+    Text,
+    /// Binary: its bytes are counted, not shown, and one line says so at
+    /// the end.
+    Binary(u64),
 }
 
 /// What each piece of the stream, begun and ended on a character
@@ -305,7 +324,29 @@ impl Capper {
                 PageBuf::default()
             },
             core,
+            sniff: if config.hide_binary { Sniff::Holding(Vec::new()) } else { Sniff::Off },
+            stopped: false,
         })
+    }
+
+    /// Whether the cap has kept all it will keep and was fed input past
+    /// it: a head cap (`--head-lines`, `--head-chars`, `--max-matches`)
+    /// that nothing more can change but the totals. The caller may then
+    /// [`Capper::stop`] instead of reading on.
+    pub fn past_cap(&self) -> bool {
+        self.core.cap.past_cap()
+    }
+
+    /// Says that the caller stopped reading at the cap, when
+    /// [`Capper::past_cap`] said so: the notice then says that the rest
+    /// was not read, with no total.
+    pub fn stop(&mut self) {
+        self.stopped = self.past_cap();
+    }
+
+    /// Whether [`Capper::stop`] stopped the stream at the cap.
+    pub fn stopped(&self) -> bool {
+        self.stopped
     }
 
     /// Takes the next chunk of the stream, and writes to `out` what the
@@ -355,7 +396,41 @@ impl Capper {
         if chunk.is_empty() {
             return Ok(());
         }
-        self.feed(chunk, out, err).map_err(Error::Write)
+        match &mut self.sniff {
+            Sniff::Off | Sniff::Text => self.feed(chunk, out, err).map_err(Error::Write),
+            Sniff::Binary(bytes) => {
+                *bytes += chunk.len() as u64;
+                self.save_raw(chunk);
+                Ok(())
+            }
+            Sniff::Holding(start) => {
+                start.extend_from_slice(chunk);
+                if start.len() >= notice::BINARY_SNIFF { self.decide(out, err) } else { Ok(()) }
+            }
+        }
+    }
+
+    /// Decides whether the start held back is binary, as ripgrep does: a
+    /// NUL byte in its first [`notice::BINARY_SNIFF`] bytes. Text goes on
+    /// as it came; binary is only counted (and saved, as it came).
+    fn decide(&mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Error> {
+        if !matches!(self.sniff, Sniff::Holding(_)) {
+            return Ok(());
+        }
+        let Sniff::Holding(start) = std::mem::replace(&mut self.sniff, Sniff::Text) else { return Ok(()) };
+        if memchr::memchr(0, &start[..start.len().min(notice::BINARY_SNIFF)]).is_some() {
+            self.sniff = Sniff::Binary(start.len() as u64);
+            self.save_raw(&start);
+            return Ok(());
+        }
+        self.feed(&start, out, err).map_err(Error::Write)
+    }
+
+    /// Saves bytes of a binary stream that the caps never see.
+    fn save_raw(&mut self, bytes: &[u8]) {
+        if let Some(saver) = &mut self.core.saver {
+            saver.write(bytes);
+        }
     }
 
     fn feed(&mut self, mut chunk: &[u8], out: &mut dyn Write, err: &mut dyn Write) -> io::Result<()> {
@@ -403,6 +478,17 @@ impl Capper {
     /// those are in the summary, for the caller to write with
     /// [`Capper::notify`] in its order.
     pub(crate) fn close(&mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<Summary, Error> {
+        self.decide(out, err)?;
+        if let Sniff::Binary(bytes) = self.sniff {
+            // The line stands for the stream: the caps see it, the save
+            // file does not.
+            self.sniff = Sniff::Text;
+            let saver = self.core.saver.take();
+            let line = notice::binary(bytes) + "\n";
+            let fed = self.feed(line.as_bytes(), out, err).map_err(Error::Write);
+            self.core.saver = saver;
+            fed?;
+        }
         let mut last = std::mem::take(&mut self.transformed);
         if let Some(render) = &mut self.render {
             render.finish(&mut self.core, out, err).map_err(Error::Write)?;
@@ -430,7 +516,30 @@ impl Capper {
             }
         };
         // An offset past the end shows no page and cuts nothing.
-        let next = matches!(outcome, Outcome::Cut(Kind::HeadLines | Kind::Matches | Kind::MatchesPage, _));
+        // Stopped at the cap: the total is unknown, and the notice says so.
+        let outcome = match outcome {
+            Outcome::Cut(kind, facts) if self.stopped => Outcome::Cut(
+                match kind {
+                    Kind::HeadLines => Kind::HeadLinesStopped,
+                    Kind::HeadUnits => Kind::HeadUnitsStopped,
+                    Kind::Matches => Kind::MatchesStopped,
+                    kind => kind,
+                },
+                facts,
+            ),
+            outcome => outcome,
+        };
+        let next = matches!(
+            outcome,
+            Outcome::Cut(
+                Kind::HeadLines
+                    | Kind::HeadLinesStopped
+                    | Kind::Matches
+                    | Kind::MatchesStopped
+                    | Kind::MatchesPage,
+                _
+            )
+        );
         let (line, facts) = match outcome {
             Outcome::Whole => (None, None),
             Outcome::Middle(facts) => (None, Some(facts)),
@@ -451,6 +560,7 @@ impl Capper {
             _ => true,
         };
         let facts = facts.filter(|_| counted);
+        let omitted = facts.as_ref().map(|f| f.omitted).filter(|_| !self.stopped);
         let rescued = match core.rescuer.take().filter(|_| truncated) {
             Some(rescuer) => rescuer.finish(&core.totals, &core.cap.cut(&core.totals)),
             None => Vec::new(),
@@ -461,7 +571,7 @@ impl Capper {
             cap: self.spec,
             totals: core.totals,
             matches: core.cap.matches(&core.totals),
-            omitted: facts.as_ref().map(|f| f.omitted),
+            omitted,
             // A paging cap tells the page it showed, whole or not.
             first: shown.map(|s| s.0).or(facts.as_ref().map(|f| f.first)),
             last: shown.map(|s| s.1).or(facts.as_ref().map(|f| f.last)),
@@ -498,7 +608,7 @@ impl Capper {
 /// write!(writer, "hello, world")?;
 /// let (out, summary) = writer.finish()?;
 /// assert_eq!(out, b"world\n... (truncated, showing last 5 chars)\n");
-/// assert_eq!(summary.omitted, None);
+/// assert_eq!(summary.omitted, Some(7)); // as `--json` reports it
 /// assert_eq!(summary.totals.bytes(), 12);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -592,9 +702,10 @@ mod tests {
     use super::{Capper, LINE_CAP_SLICE};
     use crate::{CapSpec, Options};
 
-    /// A tail cap needs no totals of characters or lines, so `new` leaves
-    /// them (and `omitted`, which follows from them) uncounted;
-    /// `new_counting_all` counts them, and the tokens a token cap cut.
+    /// A tail cap needs no totals of characters or lines, but its summary
+    /// reports them: `new` counts them (and `omitted`, which follows from
+    /// them), as `--json` does; `new_counting_all` also counts the tokens
+    /// a token cap cut.
     #[test]
     fn new_counting_all_counts_what_the_cap_does_not_need() {
         let run = |options: Options, all: bool| {
@@ -606,7 +717,7 @@ mod tests {
         };
         let tail = Options::new(CapSpec::TailChars(3));
         let plain = run(tail.clone(), false);
-        assert_eq!((plain.totals.chars(), plain.totals.lines(), plain.omitted), (None, None, None));
+        assert_eq!((plain.totals.chars(), plain.totals.lines(), plain.omitted), (Some(8), Some(2), Some(5)));
         let all = run(tail, true);
         assert_eq!((all.totals.bytes(), all.totals.chars(), all.totals.lines()), (9, Some(8), Some(2)));
         assert_eq!(all.omitted, Some(5));

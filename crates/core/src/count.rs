@@ -75,7 +75,7 @@ impl Need {
 /// Bytes are always counted; characters and lines only when something
 /// reads them, and a total that was not counted reads as `None`, never
 /// as a silent 0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Totals {
     bytes: u64,
     chars: u64,
@@ -84,6 +84,18 @@ pub struct Totals {
     /// Whether the last byte counted was a `\n`.
     ends_with_newline: bool,
     need: Need,
+}
+
+/// The totals as their getters give them: one not counted shows as
+/// `None`, never as a 0 that was not counted.
+impl std::fmt::Debug for Totals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Totals")
+            .field("bytes", &self.bytes)
+            .field("chars", &self.chars())
+            .field("lines", &self.lines())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Totals {

@@ -22,6 +22,32 @@
 //! # Ok::<(), capout_core::Error>(())
 //! ```
 //!
+//! A page of lines (`--head-lines 2 --offset 2`), and the first matches
+//! of a [`Pattern`] (`--max-matches 2 --pattern REGEX`):
+//!
+//! ```
+//! use capout_core::{CapSpec, Capper, Options, Pattern};
+//!
+//! let log = b"ok 1\nerror: a\nok 2\nerror: b\nerror: c\n";
+//!
+//! let mut page = Capper::new(Options::new(CapSpec::HeadLines { limit: 2, offset: 2 }))?;
+//! let mut out = Vec::new();
+//! page.push(log, &mut out)?;
+//! let summary = page.finish(&mut out)?;
+//! assert_eq!(out, b"ok 2\nerror: b\n... (truncated, showing lines 3-4 of 5, next offset 4)\n");
+//! assert_eq!(summary.next_offset, Some(4));
+//!
+//! let mut options = Options::new(CapSpec::MaxMatches(2));
+//! options.pattern = Some(Pattern::regex("^error"));
+//! let mut matches = Capper::new(options)?;
+//! let mut out = Vec::new();
+//! matches.push(log, &mut out)?;
+//! let summary = matches.finish(&mut out)?;
+//! assert_eq!(out, b"error: a\nerror: b\n... (3 total, showing first 2)\n");
+//! assert_eq!(summary.matches, Some(3));
+//! # Ok::<(), capout_core::Error>(())
+//! ```
+//!
 //! - [`Capper`]: `push` chunks of any size, `finish` to get the [`Summary`].
 //! - [`CapWriter`]: the same behind [`std::io::Write`], for code that
 //!   already writes.
@@ -75,7 +101,8 @@ pub const READ_SIZE: usize = 64 * 1024;
 /// peak RSS of the binary past 4 MiB.
 pub const INPUT_READ_SIZE: usize = 128 * 1024;
 
-/// `--max-line-chars` when a line cap is given without it (SPEC §4).
+/// `--max-line-chars` when a line cap is given without it, so that no cap
+/// lets an unbounded line through.
 pub const DEFAULT_MAX_LINE: u64 = 2000;
 
 /// The internal limits on how much of one line is held in memory. The
@@ -424,6 +451,16 @@ pub struct Config {
     /// stdin; [`run`] reads the input it is given, and leaves this to the
     /// binary.
     pub input: Option<std::path::PathBuf>,
+    /// `--binary hide`: an input with a NUL byte in its first 8 KiB is
+    /// replaced by one line that says how many bytes it had.
+    pub hide_binary: bool,
+    /// `--stop-at-cap`: a head cap stops reading once it has all it keeps
+    /// and has seen input past it; the notice then has no total.
+    pub stop_at_cap: bool,
+    /// Count every total (lines and characters) whether or not a notice
+    /// reads it, so that a [`Summary`] tells all it can: what
+    /// [`Capper::new`] asks for, as `--json` does.
+    pub count_totals: bool,
 }
 
 /// A command to run, and the options that go with one.
@@ -476,6 +513,9 @@ impl Default for Config {
             limits: Limits::default(),
             command: None,
             input: None,
+            hide_binary: false,
+            stop_at_cap: false,
+            count_totals: false,
         }
     }
 }
@@ -656,6 +696,10 @@ pub struct Options {
     pub save: Option<SaveTo>,
     /// How a token cap counts tokens.
     pub tokenizer: Tokenizer,
+    /// Replace a binary stream (a NUL byte in its first 8 KiB) by one
+    /// line, `(binary input, N bytes: not shown)`. The start of the
+    /// stream is held back until 8 KiB or its end decide.
+    pub hide_binary: bool,
 }
 
 impl Default for Options {
@@ -677,6 +721,7 @@ impl Default for Options {
             template: None,
             save: None,
             tokenizer: Tokenizer::Estimate,
+            hide_binary: false,
         }
     }
 }
@@ -712,6 +757,9 @@ impl From<Options> for Config {
             template: o.template,
             save: o.save,
             tokenizer: o.tokenizer,
+            hide_binary: o.hide_binary,
+            // A Summary reports every total, as the CLI's --json does.
+            count_totals: true,
             ..Config::default()
         }
     }
@@ -742,6 +790,7 @@ impl Config {
             template: self.template.clone(),
             save: self.save.clone(),
             tokenizer: self.tokenizer,
+            hide_binary: self.hide_binary,
         }
     }
 
@@ -755,7 +804,7 @@ impl Config {
     /// `--json`, a template, the live count, the rescued lines. Decided
     /// here only; a total not counted reads as `None`.
     pub(crate) fn need(&self) -> Need {
-        if self.reads_totals() {
+        if self.reads_totals() || self.count_totals {
             return Need::ALL;
         }
         let lines = !matches!(self.cap, CapSpec::MaxMatches(_)) && self.cap.is_line_cap();
@@ -824,6 +873,15 @@ fn capped<R: Read>(
 ) -> Result<Report, Error> {
     let summary = pass(config, &mut capper, input, out, err)?;
     let ending = end(input);
+    // Stopped at the cap, capout closed the pipe: a command that the
+    // closed pipe killed ended as `cmd | head` lets it end, and the run
+    // is a success, as the pipeline's status is head's.
+    let sigpipe = signal_hook::consts::SIGPIPE;
+    let ending = if capper.stopped() && ending.signal == Some(sigpipe) && ending.timed_out.is_none() {
+        Ending { exit_code: 0, signal: None, ..ending }
+    } else {
+        ending
+    };
     tell(&mut capper, &summary, &ending, out, err)?;
     // A failed save makes capout exit 1, whatever the command did.
     let ending = if summary.save_error.is_some() { Ending { exit_code: 1, ..ending } } else { ending };
@@ -868,6 +926,10 @@ fn pass(
         capper.push_with(&buf.as_slice()[..n], out, err)?;
         if let Some(progress) = &mut progress {
             progress.tick(capper.totals(), err);
+        }
+        if config.stop_at_cap && capper.past_cap() {
+            capper.stop();
+            break;
         }
     }
     if let Some(progress) = &mut progress {

@@ -37,11 +37,17 @@ pub enum Kind {
     MatchesLastPage,
     /// `--max-matches` with an offset at or past the last match.
     MatchesPastEnd,
+    /// `--head-lines` that stopped reading at its cap (`--stop-at-cap`).
+    HeadLinesStopped,
+    /// `--head-chars` that stopped reading at its cap.
+    HeadUnitsStopped,
+    /// `--max-matches` that stopped reading at the first match past its cap.
+    MatchesStopped,
 }
 
 impl Kind {
     /// Every kind of notice.
-    const ALL: [Kind; 11] = [
+    const ALL: [Kind; 14] = [
         Kind::TailUnits,
         Kind::HeadUnits,
         Kind::HeadLines,
@@ -53,6 +59,9 @@ impl Kind {
         Kind::MatchesPage,
         Kind::MatchesLastPage,
         Kind::MatchesPastEnd,
+        Kind::HeadLinesStopped,
+        Kind::HeadUnitsStopped,
+        Kind::MatchesStopped,
     ];
 
     fn default_template(self) -> &'static str {
@@ -74,6 +83,13 @@ impl Kind {
             }
             Kind::MatchesLastPage => "... ({total} total, showing {first}-{last}, end of input{full_output})",
             Kind::MatchesPastEnd => "... (offset {next_offset} is past the end, {total} total{full_output})",
+            Kind::HeadLinesStopped => {
+                "... (truncated, showing lines {first}-{last}; the rest was not read{full_output})"
+            }
+            Kind::HeadUnitsStopped => {
+                "... (truncated, showing first {shown} {unit}; the rest was not read{full_output})"
+            }
+            Kind::MatchesStopped => "... (showing first {shown} matches; the rest was not read{full_output})",
         }
     }
 }
@@ -335,6 +351,17 @@ pub fn binary_output(bytes: u64, saved: Option<&str>) -> String {
         None => format!("(binary output, {bytes} bytes: not shown)"),
     }
 }
+
+/// What `--binary hide` writes in place of an input with a NUL byte in
+/// its first [`BINARY_SNIFF`] bytes: one line, as the MCP `read` tool
+/// says it of a file.
+pub fn binary(bytes: u64) -> String {
+    format!("(binary input, {bytes} bytes: not shown)")
+}
+
+/// How much of the start of the input decides that it is binary: a NUL
+/// byte in the first 8 KiB, as ripgrep decides it on its first read.
+pub const BINARY_SNIFF: usize = 8 * 1024;
 
 /// The live line of `--progress`.
 pub fn progress(mib: f64, lines: u64, mib_per_second: f64) -> String {

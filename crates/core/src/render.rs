@@ -1,4 +1,5 @@
-//! `--render` (SPEC §12): what a terminal would show.
+//! `--render`: what a terminal would show, a line that the terminal
+//! wrapped at its width joined back into one.
 //!
 //! [`Screen`] is a small streaming terminal: bytes go in with
 //! [`Screen::feed`], and every row that scrolls off the top of the screen
@@ -8,9 +9,10 @@
 //! program has the alternate screen), never the input.
 //!
 //! The escape grammar is the `vte` crate's; the screen model follows tmux,
-//! the oracle of the tests: for the same bytes, the rows are those of
-//! `tmux capture-pane -p -S -` in a pane of the same size, trailing blanks
-//! removed. Where tmux and a hardware terminal disagree (a backspace from
+//! the oracle of the tests: for the same bytes, the lines are those of
+//! `tmux capture-pane -p -J -S -` in a pane of the same size, trailing
+//! blanks removed: a row that the text wrapped off is joined to the next,
+//! so a model reads the logical lines a program wrote. Where tmux and a hardware terminal disagree (a backspace from
 //! the pending-wrap state, a wide character half overwritten, `ESC[2J`
 //! scrolling the screen into the history) the model does what tmux does.
 //! Deliberate differences:
@@ -106,7 +108,8 @@ impl Screen {
 
     /// Feeds the next bytes of the stream. `emit` is called with each row
     /// that scrolls off the top: its text, trailing blanks removed, and a
-    /// `\n`. Empty rows are held back until a row with text follows them,
+    /// `\n`; a row that the text wrapped off comes whole and without the
+    /// `\n`, so that it and the rows it went on to make one line. Empty rows are held back until a row with text follows them,
     /// so the output never ends in empty rows. The bytes may be cut
     /// anywhere, even inside an escape sequence or a character: the rows
     /// are the same for any cut.
@@ -177,6 +180,10 @@ impl Screen {
                 t.emit_row(y, emit);
             }
         }
+        // A line wrapped onto rows that hold no text ends here.
+        if t.started {
+            emit(b"\n");
+        }
     }
 
     /// Valid UTF-8 goes to the parser, except a literal [`MARK`], which is
@@ -225,6 +232,9 @@ impl Cell {
         Cell { data, len: 1, width: 1 }
     };
     const PADDING: Cell = Cell { data: [0; CELL_BYTES], len: 0, width: 0 };
+    /// A blank at the end of a row that a wide character wrapped off
+    /// before it: one column, shown as nothing.
+    const UNUSED: Cell = Cell { data: [0; CELL_BYTES], len: 0, width: 1 };
 
     fn is_padding(&self) -> bool {
         self.width == 0
@@ -257,6 +267,21 @@ impl Row {
 /// The text of a row as tmux captures it: padding cells skipped, trailing
 /// spaces removed.
 fn row_text<'a>(row: &Row, buf: &'a mut Vec<u8>) -> &'a [u8] {
+    row_cells(row, buf);
+    row_text_of(buf)
+}
+
+/// `buf` without its trailing spaces.
+fn row_text_of(buf: &mut Vec<u8>) -> &[u8] {
+    while buf.last() == Some(&b' ') {
+        buf.pop();
+    }
+    buf
+}
+
+/// The text of all of a row's cells, padding cells skipped: a wrapped
+/// row, as `tmux capture-pane -J` keeps it, spaces at its end included.
+fn row_cells(row: &Row, buf: &mut Vec<u8>) {
     buf.clear();
     for cell in &row.cells {
         // Most cells hold one byte: pushed, not copied as a slice.
@@ -265,10 +290,6 @@ fn row_text<'a>(row: &Row, buf: &'a mut Vec<u8>) -> &'a [u8] {
             len => buf.extend_from_slice(&cell.data[..usize::from(len)]),
         }
     }
-    while buf.last() == Some(&b' ') {
-        buf.pop();
-    }
-    buf
 }
 
 /// What DECSC (`ESC 7`, `CSI s`) keeps for DECRC (`ESC 8`, `CSI u`).
@@ -311,6 +332,11 @@ struct Term {
     aside: Option<Cell>,
     /// Empty rows that scrolled off and wait for a row with text.
     blank_rows: u64,
+    /// Text of the open line was emitted: the output does not end in `\n`.
+    started: bool,
+    /// The spaces at the end of the open line's last row: written only
+    /// when text follows them on the next row, so no line ends in blanks.
+    held_spaces: usize,
     text: Vec<u8>,
 }
 
@@ -337,24 +363,57 @@ impl Term {
             onlcr: true,
             aside: None,
             blank_rows: 0,
+            started: false,
+            held_spaces: 0,
             text: Vec::with_capacity(sx * 4),
         }
     }
 
     /// Row `y` is final: out it goes, after the empty rows held back.
+    /// A wrapped row goes out without its `\n`: the rows it wrapped onto
+    /// continue its line, as `tmux capture-pane -J` joins them, and the
+    /// first row that is not wrapped ends it. Blanks at the end of a
+    /// line are removed, also where they end a wrapped row.
     fn emit_row(&mut self, y: usize, out: &mut dyn FnMut(&[u8])) {
         const NEWLINES: [u8; 64] = [b'\n'; 64];
-        let text = row_text(&self.rows[y], &mut self.text);
-        if text.is_empty() {
-            self.blank_rows += 1;
+        const SPACES: [u8; 64] = [b' '; 64];
+        let wrapped = self.rows[y].wrapped;
+        row_cells(&self.rows[y], &mut self.text);
+        let cells = self.text.len();
+        let text = row_text_of(&mut self.text).len();
+        let spaces = cells - text;
+        if text == 0 {
+            if wrapped {
+                self.held_spaces += spaces;
+            } else {
+                // The end of the open line, or an empty line.
+                if self.started {
+                    out(b"\n");
+                } else {
+                    self.blank_rows += 1;
+                }
+                (self.started, self.held_spaces) = (false, 0);
+            }
             return;
         }
-        while self.blank_rows > 0 {
-            let n = self.blank_rows.min(NEWLINES.len() as u64);
-            out(&NEWLINES[..n as usize]);
-            self.blank_rows -= n;
+        if !self.started {
+            while self.blank_rows > 0 {
+                let n = self.blank_rows.min(NEWLINES.len() as u64);
+                out(&NEWLINES[..n as usize]);
+                self.blank_rows -= n;
+            }
         }
-        self.text.push(b'\n');
+        while self.held_spaces > 0 {
+            let n = self.held_spaces.min(SPACES.len());
+            out(&SPACES[..n]);
+            self.held_spaces -= n;
+        }
+        if wrapped {
+            (self.started, self.held_spaces) = (true, spaces);
+        } else {
+            self.text.push(b'\n');
+            self.started = false;
+        }
         out(&self.text);
     }
 }
@@ -731,6 +790,14 @@ impl Performer<'_> {
         }
         let t = &mut *self.t;
         if t.wrap && t.cx + width > sx {
+            // The columns a wide character did not fit in were never
+            // written: tmux's `-J` leaves them out of the joined line.
+            let row = &mut t.rows[t.cy];
+            for cell in &mut row.cells[t.cx.min(sx)..] {
+                if cell.len == 1 && cell.data[0] == b' ' && cell.width == 1 {
+                    *cell = Cell::UNUSED;
+                }
+            }
             self.linefeed(true);
             self.t.cx = 0;
         }

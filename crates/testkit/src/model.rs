@@ -11,8 +11,7 @@ use regex::bytes::Regex;
 use super::Rng;
 
 /// Whether `cap` counts lines, so that `--max-line-chars` shapes the lines
-/// it keeps; a character cap has the line cap applied before it counts
-/// (SPEC §4).
+/// it keeps; a character cap has the line cap applied before it counts.
 fn counts_lines(cap: CapSpec) -> bool {
     match cap {
         CapSpec::HeadLines { .. }

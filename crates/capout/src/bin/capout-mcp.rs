@@ -1,6 +1,14 @@
 //! `capout-mcp`, which `capout --mcp [--root DIR]` runs: the bounded
 //! tools `read`, `grep` and `bash` over the Model Context Protocol.
 
+use std::io::Write as _;
+
 fn main() -> std::process::ExitCode {
+    // `capout --man` runs `capout-mcp --man`: the page lives in this
+    // binary, so that the filter maps none of it.
+    if capout::completions::manual_requested(std::env::args_os()) {
+        let _ = std::io::stdout().lock().write_all(capout::completions::MANUAL.as_bytes());
+        return std::process::ExitCode::SUCCESS;
+    }
     capout::mcp::main()
 }

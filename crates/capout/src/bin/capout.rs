@@ -23,6 +23,13 @@ fn main() -> ExitCode {
     if let Some(root) = cli::mcp_requested(std::env::args_os()) {
         return serve_mcp(&root);
     }
+    if completions::manual_requested(std::env::args_os()) {
+        return print_manual();
+    }
+    if completions::profiles_requested(std::env::args_os()) {
+        let _ = completions::list_profiles(&mut io::stdout().lock());
+        return ExitCode::SUCCESS;
+    }
     // `capout hook HARNESS` and `capout init HARNESS`: cold code, found
     // by one look at the first word.
     let mut words = std::env::args_os();
@@ -81,7 +88,12 @@ fn main() -> ExitCode {
     // read error, before anything is written, so that --json still prints
     // its object.
     let input = match &config.input {
+        // A folder opens but fails its first read: said with its name.
         Some(path) => File::open(path)
+            .and_then(|file| match file.metadata() {
+                Ok(meta) if meta.is_dir() => Err(io::Error::from(io::ErrorKind::IsADirectory)),
+                _ => Ok(file),
+            })
             .map_err(|e| io::Error::new(e.kind(), format!("cannot open {}: {e}", path.display()))),
         None => io::stdin().as_fd().try_clone_to_owned().map(File::from),
     };
@@ -136,6 +148,31 @@ fn serve_mcp(root: &std::path::Path) -> ExitCode {
     let e = std::process::Command::new(&server).arg("--root").arg(root).exec();
     let reason = command::plain_reason(&e);
     fail(&mut io::stderr(), &format_args!("--mcp: cannot run {}: {reason}", server.display()), Exit::Failure)
+}
+
+/// `capout --man`: `capout-mcp --man`, from capout's own directory, prints
+/// the page (see `completions::MANUAL`).
+#[cfg(feature = "mcp")]
+fn print_manual() -> ExitCode {
+    use std::os::unix::process::CommandExt;
+    let server = match std::env::current_exe() {
+        Ok(exe) => exe.with_file_name("capout-mcp"),
+        Err(e) => {
+            return fail(
+                &mut io::stderr(),
+                &format_args!("--man: cannot find capout's own path: {e}"),
+                Exit::Failure,
+            );
+        }
+    };
+    let e = std::process::Command::new(&server).arg("--man").exec();
+    let reason = command::plain_reason(&e);
+    fail(&mut io::stderr(), &format_args!("--man: cannot run {}: {reason}", server.display()), Exit::Failure)
+}
+
+#[cfg(not(feature = "mcp"))]
+fn print_manual() -> ExitCode {
+    fail(&mut io::stderr(), &"--man: built without capout-mcp, which holds the page (cargo feature mcp)", 2)
 }
 
 #[cfg(not(feature = "mcp"))]

@@ -1,12 +1,12 @@
 //! The MCP server of `capout-mcp`, which `capout --mcp [--root DIR]` runs: the three
 //! bounded tools, `read`, `grep` and `bash`, served over the Model Context
-//! Protocol on stdin and stdout (SPEC §11), with the official Rust SDK.
+//! Protocol on stdin and stdout, with the official Rust SDK.
 //!
 //! An executable of its own, so that the SDK, its async runtime and
 //! ripgrep's crates stay out of the `capout` filter: linked into it, they
-//! made every filter run map a third more of its binary, and peak memory
-//! passed SPEC §8's 4 MiB. Each call runs on a blocking thread, so a long
-//! `bash` holds up no other call; a failing call is a tool error, and the
+//! made every filter run map a third more of its binary, and its peak
+//! memory passed the 4 MiB it must stay under. Each call runs on a
+//! blocking thread, so a long `bash` holds up no other call; a failing call is a tool error, and the
 //! session goes on.
 
 mod leftovers;

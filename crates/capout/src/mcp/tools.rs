@@ -70,13 +70,19 @@ impl Tools {
             })
         };
         let cwd = Arc::new(std::sync::Mutex::new(roots.root.clone()));
+        let bash = plain("bash")?;
+        // Profile bash's `--binary hide` is the switch (`binary = "show"`
+        // in a config file turns it off); the tool replaces binary output
+        // itself, with the path of the whole output, so the engine keeps
+        // it whole.
+        let bash_binary = bash.hide_binary;
         Ok(Tools {
             roots,
             read: plain("read")?,
             grep: plain("grep")?,
-            bash: plain("bash")?,
+            bash: Config { hide_binary: false, ..bash },
             cwd,
-            bash_binary: true,
+            bash_binary,
         })
     }
 

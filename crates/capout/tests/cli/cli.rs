@@ -433,6 +433,7 @@ const SWITCHES: &[Switch] = &[
     ("line-numbers", "-n 5", &[], b"a\n", b"a\n"),
     ("render", "", &[], b"ab\x1b[1Gc\n", b"ab\x1b[1Gc\n"),
     ("stdout-only", "", &["sh", "-c", "echo out; echo err >&2"], b"", b"out\nerr\n"),
+    ("stop-at-cap", "-n 1", &[], b"a\nb\n", b"a\n... (truncated, showing lines 1-1 of 2, next offset 1)\n"),
     ("strip-ansi", "", &[], b"\x1b[1mx\x1b[0m\n", b"\x1b[1mx\x1b[0m\n"),
 ];
 

@@ -13,6 +13,7 @@ mod keep;
 mod limits;
 mod matches;
 mod mcp_cli;
+mod newuser;
 mod profiles;
 mod render;
 mod render_cli;

@@ -1,6 +1,6 @@
 //! `--render`'s screen model (SPEC §12) against its oracle, tmux: every
 //! fixture under tests/fixtures/render/ is replayed into a detached tmux
-//! pane of the same size with unlimited history, and `capture-pane -p -S -`
+//! pane of the same size with unlimited history, and `capture-pane -p -J -S -`
 //! (trailing blanks and trailing empty rows removed) must equal the model's
 //! rows, byte for byte. Each fixture runs at three sizes, with the pane's
 //! line discipline translating `\n` to `\r\n` (as the model does by
@@ -162,7 +162,7 @@ impl Tmux {
     fn capture(&self, name: &str) -> Vec<u8> {
         let waiter = self.command().args(["wait-for", name]).spawn().expect("tmux wait-for");
         wait_at_most(waiter, Duration::from_secs(120), name);
-        let output = self.run(&["capture-pane", "-p", "-S", "-", "-t", name]);
+        let output = self.run(&["capture-pane", "-p", "-J", "-S", "-", "-t", name]);
         let mut rows: Vec<&[u8]> = output.stdout.split(|&b| b == b'\n').collect();
         while rows.last().is_some_and(|row| row.iter().all(|&b| b == b' ')) {
             rows.pop();

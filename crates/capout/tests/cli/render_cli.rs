@@ -154,11 +154,9 @@ fn save_keeps_the_rendered_rows() {
 #[test]
 fn the_size_is_the_terminal_s() {
     let line = "0123456789".repeat(4);
-    // 40 characters on 31 columns: the row wraps.
-    assert_eq!(
-        run(&["--render", "--render-width", "31"], line.as_bytes()),
-        "0123456789012345678901234567890\n123456789\n"
-    );
+    // 40 characters on 31 columns: the row wraps, and comes out as the
+    // one line it is, as `tmux capture-pane -J` joins it.
+    assert_eq!(run(&["--render", "--render-width", "31"], line.as_bytes()), format!("{line}\n"));
     assert_eq!(run(&["--render"], line.as_bytes()), format!("{line}\n"));
     // Two rows: `ESC[H` goes back to the top, where the first row has
     // scrolled off and is final.
@@ -180,7 +178,9 @@ fn a_size_in_capout_opts_waits_for_render() {
         String::from_utf8(out.stdout).unwrap()
     };
     assert_eq!(with_opts(&[]), line);
-    assert_eq!(with_opts(&["--render"]), "0123456789012345678901234567890\n123456789\n");
+    // Two rows of 31 columns, one line: the height of 5 leaves it whole.
+    assert_eq!(with_opts(&["--render", "--render-height", "1", "-n", "1"]), format!("{line}\n"));
+    assert_eq!(with_opts(&["--render"]), format!("{line}\n"));
     assert_eq!(with_opts(&["--render", "--render-width", "200"]), format!("{line}\n"));
 }
 
@@ -189,23 +189,23 @@ fn bad_sizes_are_usage_errors() {
     let cases: [(&[&str], &str); 8] = [
         (
             &["--render", "--render-width", "1"],
-            "invalid value '1' for '--render-width <N>': 1 is not in 2..=10000",
+            "invalid value '1' for '--render-width <N>': 1 is not in 2 to 10000",
         ),
         (
             &["--render", "--render-width", "0"],
-            "invalid value '0' for '--render-width <N>': 0 is not in 2..=10000",
+            "invalid value '0' for '--render-width <N>': 0 is not in 2 to 10000",
         ),
         (
             &["--render", "--render-width", "10001"],
-            "invalid value '10001' for '--render-width <N>': 10001 is not in 2..=10000",
+            "invalid value '10001' for '--render-width <N>': 10001 is not in 2 to 10000",
         ),
         (
             &["--render", "--render-height", "0"],
-            "invalid value '0' for '--render-height <N>': 0 is not in 1..=1000",
+            "invalid value '0' for '--render-height <N>': 0 is not in 1 to 1000",
         ),
         (
             &["--render", "--render-height", "1001"],
-            "invalid value '1001' for '--render-height <N>': 1001 is not in 1..=1000",
+            "invalid value '1001' for '--render-height <N>': 1001 is not in 1 to 1000",
         ),
         (
             &["--render", "--render-width", "x"],

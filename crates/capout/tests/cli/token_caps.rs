@@ -154,7 +154,7 @@ fn token_caps_conflict_with_other_caps() {
     let out = capout(&["--tail-tokens", "5", "-c", "3"], TEXT).code(2).get_output().clone();
     assert!(out.stdout.is_empty());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("the caps --tail-chars 3 and --tail-tokens 5 cannot be used together"), "{err}");
+    assert!(err.contains("the caps --tail-tokens 5 and --tail-chars 3 cannot be used together"), "{err}");
     capout(&["--head-tokens", "5", "-n", "3"], TEXT).code(2);
     capout(&["--tail-tokens", "0"], TEXT).code(2);
 }

@@ -16,12 +16,14 @@ pub struct HeadLines {
     shaper: LineShaper,
     /// `--budget-chars`: the window ends early at the last line that fits.
     budget: Option<Budget>,
+    /// Whether bytes came after the last line of the window.
+    more: bool,
 }
 
 impl HeadLines {
     /// `--head-lines limit --offset offset`.
     pub fn new(limit: u64, offset: u64, shaper: LineShaper) -> Self {
-        HeadLines { limit, offset, splitter: LineSplitter::default(), shaper, budget: None }
+        HeadLines { limit, offset, splitter: LineSplitter::default(), shaper, budget: None, more: false }
     }
 
     /// The same, with a budget of `budget` units for all the lines kept.
@@ -75,6 +77,8 @@ impl HeadLines {
             self.splitter.advance(u64::from(rest[end - 1] == b'\n'));
             rest = &rest[end..];
         }
+        // What the budget left is input past what the page keeps.
+        self.more |= !rest.is_empty();
         Ok(())
     }
 }
@@ -83,6 +87,7 @@ impl Cap for HeadLines {
     fn feed(&mut self, piece: &[u8], _totals: &Totals, out: &mut Output) -> io::Result<()> {
         let last = self.last();
         if self.splitter.line() > last {
+            self.more |= !piece.is_empty();
             return Ok(());
         }
         let mut rest = self.splitter.skip_to(piece, self.offset.saturating_add(1));
@@ -105,6 +110,7 @@ impl Cap for HeadLines {
             };
             rest = &rest[end..];
         }
+        self.more |= !rest.is_empty();
         Ok(())
     }
 
@@ -145,6 +151,10 @@ impl Cap for HeadLines {
             return Ok(if self.offset == 0 { Outcome::Whole } else { Outcome::Page(Kind::LastPage, facts) });
         }
         Ok(Outcome::Cut(Kind::HeadLines, facts))
+    }
+
+    fn past_cap(&self) -> bool {
+        self.more
     }
 
     fn cut(&self, totals: &Totals) -> Cut {

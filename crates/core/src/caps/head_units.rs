@@ -74,6 +74,10 @@ impl Cap for HeadUnits {
         ))
     }
 
+    fn past_cap(&self) -> bool {
+        self.more
+    }
+
     fn cut(&self, _totals: &Totals) -> Cut {
         Cut { after_byte: Some(self.bytes), ..Cut::default() }
     }

@@ -1,7 +1,7 @@
 //! `--max-matches N [--offset K] [--pattern REGEX]`: matching lines
 //! K+1 … K+N; the others are dropped and counted. Without a pattern every
-//! line that is not empty matches, as the reference grep tool drops empty
-//! lines.
+//! line that is not empty matches, as the `grep` tool of the common agent
+//! harnesses drops empty lines.
 
 use std::io;
 
@@ -141,6 +141,12 @@ impl Cap for Matches {
 
     fn matches(&self, _totals: &Totals) -> Option<u64> {
         Some(self.count)
+    }
+
+    /// Past the cap once a match past it was seen: the notice then says
+    /// truly that there were more.
+    fn past_cap(&self) -> bool {
+        self.count > self.limit
     }
 
     fn cut(&self, _totals: &Totals) -> Cut {

@@ -77,6 +77,13 @@ pub trait Cap: Send {
         let _ = totals;
         None
     }
+
+    /// Whether the cap has kept all it will keep and has been fed input
+    /// past it, so that reading on could only count (`--stop-at-cap`).
+    /// Only the head caps ever are.
+    fn past_cap(&self) -> bool {
+        false
+    }
 }
 
 /// The part of the stream a cap cut, as bounds on lines and byte offsets:

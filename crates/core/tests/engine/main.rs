@@ -1,6 +1,7 @@
 //! The engine against its model, read splits, patterns and properties.
 
 mod examples;
+mod library;
 mod model;
 mod notices;
 mod props;

@@ -19,6 +19,8 @@ complete -c capout -l notice -d 'Where notices go [default: stdout]' -r -f -a "s
 stderr\t''
 none\t''"
 complete -c capout -l notice-format -d 'Word the notice with TEMPLATE: {shown} {limit} {total} {omitted} {unit} {first} {last} {next_offset} {saved}' -r -f
+complete -c capout -l binary -d 'Show input with a NUL byte in its first 8 KiB as it is, or hide it behind one line that says its size [default: show; hide in the profiles read and bash]' -r -f -a "show\t''
+hide\t''"
 complete -c capout -l input -d 'Read FILE instead of stdin' -r -F
 complete -c capout -l profile -d 'Apply the options of profile NAME: read, grep, bash, or a [profile.NAME] of the config file' -r -f
 complete -c capout -l save -d 'Also write the whole input, uncut, to FILE' -r -F
@@ -41,6 +43,7 @@ complete -c capout -l strip-ansi -d 'Remove ANSI escape sequences before countin
 complete -c capout -l collapse-cr -d 'Keep only the text after the last carriage return of each line'
 complete -c capout -l render -d 'Show what a terminal would show (cursor movement, erasures, redraws applied) and cap its rows'
 complete -c capout -l json -d 'Print one JSON object instead of text'
+complete -c capout -l stop-at-cap -d 'Stop reading once a head cap (--head-lines, --head-chars, --max-matches) is full, as head does: the notice then has no total. Without it every cap reads to the end, to count the total that its notice gives'
 complete -c capout -l show-config -d 'Print the options in force, each with where it came from, and exit'
 complete -c capout -l stdout-only -d 'With a command: leave its stderr on capout\'s stderr instead of joining it'
 complete -c capout -l mcp -d 'Serve the tools read, grep and bash over the Model Context Protocol on stdin and stdout'
@@ -52,6 +55,7 @@ complete -c capout -l no-strip-ansi -d 'Turn --strip-ansi off'
 complete -c capout -l no-collapse-cr -d 'Turn --collapse-cr off'
 complete -c capout -l no-render -d 'Turn --render off'
 complete -c capout -l no-json -d 'Turn --json off'
+complete -c capout -l no-stop-at-cap -d 'Turn --stop-at-cap off'
 complete -c capout -l no-stdout-only -d 'Turn --stdout-only off'
 complete -c capout -s h -l help -d 'Print help'
 complete -c capout -s V -l version -d 'Print version'

@@ -1,0 +1,84 @@
+//! The library reports what the CLI reports: a `Summary` of a `Capper`
+//! counts every total it has a field for, and an uncounted total never
+//! shows as 0.
+
+use capout_core::{CapSpec, Capper, Config, Options, Pattern};
+
+/// `input` through a capper made from `options`: its output and summary.
+fn cap(options: Options, input: &[u8]) -> (Vec<u8>, capout_core::Summary) {
+    let mut capper = Capper::new(options).unwrap();
+    let mut out = Vec::new();
+    capper.push(input, &mut out).unwrap();
+    let summary = capper.finish(&mut out).unwrap();
+    (out, summary)
+}
+
+#[test]
+fn tail_chars_summary_counts_omitted_and_chars_as_json_does() {
+    let input = "h\u{e9}llo\nw\u{f6}rld\n".repeat(100);
+    let (out, summary) = cap(Options::new(CapSpec::TailChars(6)), input.as_bytes());
+    assert_eq!(out, "w\u{f6}rld\n... (truncated, showing last 6 chars)\n".as_bytes());
+    // What `capout -c 6 --json` gives: "omitted":1194,"total_chars":1200.
+    assert_eq!(summary.totals.chars(), Some(1200));
+    assert_eq!(summary.totals.lines(), Some(200));
+    assert_eq!(summary.omitted, Some(1194));
+    assert_eq!(
+        format!("{:?}", summary.totals),
+        "Totals { bytes: 1400, chars: Some(1200), lines: Some(200), .. }"
+    );
+    let (_, summary) = cap(Options::new(CapSpec::HeadChars(6)), input.as_bytes());
+    assert_eq!(summary.omitted, Some(1194));
+}
+
+#[test]
+fn debug_of_totals_never_shows_an_uncounted_zero() {
+    // A plain --tail-chars run counts no characters: they read as None.
+    let mut out = Vec::new();
+    let report = capout_core::run(&Config::default(), &b"abc\n"[..], &mut out, &mut std::io::sink()).unwrap();
+    assert_eq!(report.totals.chars(), None);
+    assert_eq!(format!("{:?}", report.totals), "Totals { bytes: 4, chars: None, lines: None, .. }");
+}
+
+#[test]
+fn the_readme_page_and_pattern_examples_hold() {
+    let log = b"ok 1\nerror: a\nok 2\nerror: b\nerror: c\n";
+    let (out, summary) = cap(Options::new(CapSpec::HeadLines { limit: 2, offset: 2 }), log);
+    assert_eq!(out, b"ok 2\nerror: b\n... (truncated, showing lines 3-4 of 5, next offset 4)\n");
+    assert_eq!((summary.first, summary.last, summary.next_offset), (Some(3), Some(4), Some(4)));
+    let mut options = Options::new(CapSpec::MaxMatches(2));
+    options.pattern = Some(Pattern::regex("^error"));
+    let (out, summary) = cap(options, log);
+    assert_eq!(out, b"error: a\nerror: b\n... (3 total, showing first 2)\n");
+    assert_eq!(summary.matches, Some(3));
+}
+
+#[test]
+fn hide_binary_replaces_a_binary_stream_however_it_is_split() {
+    let mut input = vec![b'a'; 9000];
+    input[8191] = 0;
+    for size in [1, 7, 4096, 9000] {
+        let mut options = Options::new(CapSpec::HeadLines { limit: 5, offset: 0 });
+        options.hide_binary = true;
+        let mut capper = Capper::new(options).unwrap();
+        let mut out = Vec::new();
+        for chunk in input.chunks(size) {
+            capper.push(chunk, &mut out).unwrap();
+        }
+        capper.finish(&mut out).unwrap();
+        assert_eq!(out, b"(binary input, 9000 bytes: not shown)\n", "reads of {size}");
+    }
+}
+
+#[test]
+fn past_cap_and_stop_give_the_notice_of_the_rest_not_read() {
+    let mut capper = Capper::new(Options::new(CapSpec::HeadLines { limit: 2, offset: 0 })).unwrap();
+    let mut out = Vec::new();
+    capper.push(b"a\nb\n", &mut out).unwrap();
+    assert!(!capper.past_cap());
+    capper.push(b"c", &mut out).unwrap();
+    assert!(capper.past_cap());
+    capper.stop();
+    let summary = capper.finish(&mut out).unwrap();
+    assert_eq!(out, b"a\nb\n... (truncated, showing lines 1-2; the rest was not read)\n");
+    assert_eq!(summary.omitted, None);
+}
