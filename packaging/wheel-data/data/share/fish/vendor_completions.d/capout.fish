@@ -1,6 +1,6 @@
 complete -c capout -s c -l tail-chars -d 'Keep the last N characters [default cap: 5000]' -r -f
 complete -c capout -s n -l head-lines -l limit -d 'Keep N lines, after --offset K lines' -r -f
-complete -c capout -l offset -d 'Skip K lines before --head-lines starts' -r -f
+complete -c capout -l offset -d 'Skip K lines before --head-lines starts, or K matches before --max-matches starts' -r -f
 complete -c capout -s m -l max-matches -d 'Keep the first N matches (lines)' -r -f
 complete -c capout -l head-chars -d 'Keep the first N characters (with --tail-chars: both ends)' -r -f
 complete -c capout -l tail-lines -d 'Keep the last N lines (with --head-lines: both ends)' -r -f
@@ -11,6 +11,7 @@ o200k\t''
 cl100k\t''"
 complete -c capout -s e -l pattern -d 'With --max-matches: count only lines matching REGEX' -r -f
 complete -c capout -l max-line-chars -d 'Keep W characters of each line, 0 for all [default: 2000 with --head-lines, --tail-lines and --max-matches; off with the char caps]' -r -f
+complete -c capout -l budget-chars -d 'With --head-lines, --tail-lines or --max-matches: keep at most N characters in all, whole lines only' -r -f
 complete -c capout -l render-width -d 'With --render: the terminal\'s width in columns, 2 to 10000 [default: 200]' -r -f
 complete -c capout -l render-height -d 'With --render: the terminal\'s height in rows, 1 to 1000 [default: 50]' -r -f
 complete -c capout -l keep -d 'Show the cut lines that match REGEX after the notice' -r -f
