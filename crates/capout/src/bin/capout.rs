@@ -172,7 +172,11 @@ fn print_manual() -> ExitCode {
 
 #[cfg(not(feature = "mcp"))]
 fn print_manual() -> ExitCode {
-    fail(&mut io::stderr(), &"--man: built without capout-mcp, which holds the page (cargo feature mcp)", 2)
+    fail(
+        &mut io::stderr(),
+        &"--man: built without capout-mcp, which holds the page (cargo feature mcp)",
+        Exit::Usage,
+    )
 }
 
 #[cfg(not(feature = "mcp"))]
