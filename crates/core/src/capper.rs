@@ -4,20 +4,21 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use crate::buf::PageBuf;
 use crate::caps::{
     Cap, HeadLines, HeadTailChars, HeadTailLines, HeadTailTokens, HeadTokens, HeadUnits, LineShaper, Matches,
     Outcome, TailLines, TailTokens, TailUnits, window_bytes,
 };
-use crate::count::Totals;
-use crate::matcher::Matcher;
 use crate::notice::{self, Kind, Notice, Renderer};
 use crate::output::Route;
 use crate::render::Screen;
-use crate::rescue::{Head, Rescuer, Tail};
 use crate::save::{SaveError, Saver};
+use crate::search::matcher::Matcher;
+use crate::search::rescue::{Head, Rescuer, Tail};
+use crate::text::buf::PageBuf;
+use crate::text::count::Totals;
+use crate::text::utf8;
 use crate::transform::{LineCap, Transforms};
-use crate::{CapSpec, Config, DEFAULT_MAX_LINE, Error, Options, utf8};
+use crate::{CapSpec, Config, DEFAULT_MAX_LINE, Error, Options};
 
 /// Caps a stream that arrives in chunks: the push side of capout.
 ///
@@ -308,7 +309,7 @@ impl Capper {
             line_cap: char_line_cap(config).map(|w| LineCap::new(w, config.unit)),
             capped: Vec::new(),
             rescuer: keep.and_then(|matcher| build_rescuer(config, matcher)),
-            totals: Totals::new(if all { crate::count::Need::ALL } else { config.need() }),
+            totals: Totals::new(if all { crate::text::count::Need::ALL } else { config.need() }),
             route,
         };
         Ok(Capper {

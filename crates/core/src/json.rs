@@ -11,7 +11,8 @@ use std::io::{self, Write};
 
 use serde_json::{Value, json};
 
-use crate::{CapSpec, Config, Error, Limit, Report, utf8};
+use crate::text::utf8;
+use crate::{CapSpec, Config, Error, Limit, Report};
 
 /// What the object starts with: the `output` field, up to its text.
 const START: &[u8] = b"{\"output\":\"";

@@ -60,22 +60,18 @@
 
 #![deny(missing_docs)]
 
-mod buf;
 mod capper;
 mod caps;
-mod count;
 mod json;
-mod matcher;
 mod notice;
 mod output;
 mod progress;
 mod render;
-mod rescue;
-mod ring;
 mod save;
+mod search;
+mod text;
 pub mod tokens;
 mod transform;
-mod utf8;
 
 use std::ffi::OsString;
 use std::io::{self, Read, Write};
@@ -83,14 +79,14 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use capper::{CapWriter, Capper, Summary};
-pub use count::{Totals, Unit};
 pub use notice::{Notice, Template, TemplateError, binary_output, exit_status};
 pub use output::NoticeTarget;
 pub use save::{SaveError, SaveTo};
+pub use text::count::{Totals, Unit};
 
-use count::Need;
-use matcher::Matcher;
 use progress::Progress;
+use search::matcher::Matcher;
+use text::count::Need;
 
 /// The default read size of [`run`].
 pub const READ_SIZE: usize = 64 * 1024;
@@ -120,7 +116,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { collapse_cr: transform::COLLAPSE_LIMIT, pattern_line: matcher::LINE_LIMIT }
+        Limits { collapse_cr: transform::COLLAPSE_LIMIT, pattern_line: search::matcher::LINE_LIMIT }
     }
 }
 
@@ -128,16 +124,16 @@ impl Default for Limits {
 /// part of the API, and free to change.
 #[doc(hidden)]
 pub mod internals {
-    pub use crate::matcher::{LINE_LIMIT, Matcher};
     pub use crate::render::Screen;
+    pub use crate::search::matcher::{LINE_LIMIT, Matcher};
+    pub use crate::text::utf8::is_continuation;
     pub use crate::transform::COLLAPSE_LIMIT;
-    pub use crate::utf8::is_continuation;
 
     /// Every total of `input`, counted in pieces of [`READ_SIZE`](crate::READ_SIZE)
     /// that end on a character boundary, as the engine counts them: the
     /// floor under the whole pass, for the benches.
     pub fn count_totals(input: &[u8]) -> crate::Totals {
-        let mut totals = crate::Totals::new(crate::count::Need::ALL);
+        let mut totals = crate::Totals::new(crate::text::count::Need::ALL);
         let mut rest = input;
         while !rest.is_empty() {
             let mut end = rest.len().min(crate::READ_SIZE);
@@ -917,7 +913,7 @@ fn pass(
     // Page-aligned: a read into a buffer that starts part way into a page
     // costs the kernel more, and the transforms copy from it into
     // buffers aligned alike.
-    let mut buf = buf::PageBuf::zeroed(config.read_size.max(1));
+    let mut buf = text::buf::PageBuf::zeroed(config.read_size.max(1));
     loop {
         let n = read(input, buf.as_mut_slice()).map_err(Error::of_input)?;
         if n == 0 {

@@ -9,7 +9,7 @@
 //! --render-height H --notice none` on each fixture prints what the
 //! translating pane shows.
 //!
-//! Deliberate differences from tmux are listed in src/render.rs; the
+//! Deliberate differences from tmux are listed in crates/core/src/render/mod.rs; the
 //! fixtures avoid them (no invalid UTF-8, no `ESC[3J`), and the unit tests
 //! there pin the model's choice.
 //!

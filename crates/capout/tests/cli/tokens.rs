@@ -351,7 +351,7 @@ mod accuracy {
 
     /// Prices of the estimator's pieces on the corpora: the mean exact
     /// count of the pieces of each kind and length. For fitting the prices
-    /// of `src/tokens.rs`: `cargo test --features exact-tokens --test
+    /// of `crates/core/src/tokens/mod.rs`: `cargo test --features exact-tokens --test
     /// tokens piece_prices -- --ignored --nocapture`.
     #[test]
     #[ignore = "prints figures for fitting, checks nothing"]

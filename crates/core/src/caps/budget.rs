@@ -4,8 +4,8 @@
 use std::io::{self, Write};
 
 use super::LineShaper;
-use crate::count::Unit;
 use crate::output::Output;
+use crate::text::count::Unit;
 
 /// Holds each shaped line until it is whole, then writes it if it fits in
 /// what is left of the budget; once a line does not fit, nothing more is

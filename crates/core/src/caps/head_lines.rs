@@ -3,9 +3,9 @@
 use std::io;
 
 use super::{Budget, Cap, Cut, LineShaper, LineSplitter, Outcome, line_pieces};
-use crate::count::Totals;
 use crate::notice::{self, Facts, Kind};
 use crate::output::Output;
+use crate::text::count::Totals;
 
 /// Writes lines `offset + 1 ..= offset + limit` as they arrive.
 #[derive(Debug)]

@@ -5,9 +5,9 @@
 use std::io;
 
 use super::{Cap, Cut, HeadLines, HeadUnits, LineSplitter, Outcome, TailLines, TailUnits};
-use crate::count::{Totals, Unit};
 use crate::notice::{self, Facts};
 use crate::output::Output;
+use crate::text::count::{Totals, Unit};
 
 /// The facts of the middle line.
 fn middle(head: u64, tail: u64, total: u64, unit: &'static str) -> Facts {

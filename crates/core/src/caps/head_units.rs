@@ -3,9 +3,9 @@
 use std::io;
 
 use super::{Cap, Cut, Outcome};
-use crate::count::{Totals, Unit};
 use crate::notice::{self, Facts, Kind};
 use crate::output::Output;
+use crate::text::count::{Totals, Unit};
 
 /// Writes the first `limit` units as they arrive.
 #[derive(Debug)]

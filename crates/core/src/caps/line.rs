@@ -5,8 +5,8 @@ use std::io::{self, Write};
 
 use memchr::{memchr, memchr_iter, memrchr};
 
-use crate::count::Unit;
 use crate::notice;
+use crate::text::count::Unit;
 
 /// The pieces of `bytes` that end each with a `\n`, but for the last,
 /// which ends where `bytes` does: one line each, or a part of one.

@@ -6,10 +6,10 @@
 use std::io;
 
 use super::{Budget, Cap, Cut, LineShaper, Outcome};
-use crate::count::Totals;
-use crate::matcher::{Event, LineSearch, Matcher};
 use crate::notice::{self, Facts, Kind};
 use crate::output::Output;
+use crate::search::matcher::{Event, LineSearch, Matcher};
+use crate::text::count::Totals;
 
 /// Writes the matching lines of the page as they arrive.
 #[derive(Debug)]

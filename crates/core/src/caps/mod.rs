@@ -27,9 +27,9 @@ pub use tail_lines::TailLines;
 pub use tail_units::TailUnits;
 pub use tokens::{HeadTailTokens, HeadTokens, TailTokens, window_bytes};
 
-use crate::count::Totals;
 use crate::notice::{Facts, Kind};
 use crate::output::Output;
+use crate::text::count::Totals;
 
 /// What a cap did, for the notice.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -5,10 +5,10 @@ use std::io;
 use memchr::{memchr, memrchr, memrchr_iter};
 
 use super::{Cap, Cut, LineShaper, Outcome, line_pieces};
-use crate::count::Totals;
 use crate::notice::{self, Facts, Kind};
 use crate::output::Output;
-use crate::ring::Ring;
+use crate::text::count::Totals;
+use crate::text::ring::Ring;
 
 /// Keeps the last `limit` lines as they came, in a ring, and writes them
 /// through the line cap only at the end: runs of whole lines are copied
@@ -92,8 +92,8 @@ impl TailLines {
             // Writing to a vector cannot fail.
             let _ = shaper.piece(number, part, &mut scratch).and_then(|()| shaper.finish(&mut scratch));
             match unit {
-                crate::count::Unit::Bytes => scratch.len() as u64,
-                crate::count::Unit::Chars => unit.advance(&scratch, u64::MAX).1,
+                crate::text::count::Unit::Bytes => scratch.len() as u64,
+                crate::text::count::Unit::Chars => unit.advance(&scratch, u64::MAX).1,
             }
         };
         let mut total: u64 = 0;

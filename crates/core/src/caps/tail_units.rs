@@ -3,10 +3,10 @@
 use std::io;
 
 use super::{Cap, Cut, Outcome};
-use crate::count::{Totals, Unit};
 use crate::notice::{self, Facts, Kind};
 use crate::output::Output;
-use crate::ring::Ring;
+use crate::text::count::{Totals, Unit};
+use crate::text::ring::Ring;
 
 /// Keeps the last `limit` units in a ring of the bytes they can take at
 /// most. Where the characters start is decided once, at the end, so the

@@ -15,12 +15,12 @@ use std::io;
 
 use super::{Cap, Cut, Outcome};
 use crate::Tokenizer;
-use crate::count::Totals;
 use crate::notice::{self, Facts, Kind};
 use crate::output::Output;
-use crate::ring::Ring;
+use crate::text::count::Totals;
+use crate::text::ring::Ring;
+use crate::text::utf8;
 use crate::tokens::{self, Estimator, MAX_BYTES_PER_TOKEN};
-use crate::utf8;
 
 /// The unit word of the token caps' notices.
 pub const UNIT: &str = "tokens";

@@ -7,9 +7,9 @@ use std::convert::Infallible;
 use memchr::{memchr_iter, memrchr};
 
 use crate::caps::{Cut, LineShaper};
-use crate::count::{Totals, Unit};
-use crate::matcher::{self, Event, LineSearch, Matcher};
 use crate::notice;
+use crate::search::matcher::{self, Event, LineSearch, Matcher};
+use crate::text::count::{Totals, Unit};
 
 /// What a cap keeps at the head of the stream, as far as rescuing goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -119,7 +119,7 @@ impl Rescuer {
             search: LineSearch::new(Some(matcher), matcher::LINE_LIMIT),
             head_end: None,
             tokens: crate::tokens::Estimator::default(),
-            before: Totals::new(crate::count::Need::ALL),
+            before: Totals::new(crate::text::count::Need::ALL),
             aligned: true,
             lines: LineStarts::default(),
             candidates: 0,
@@ -389,7 +389,7 @@ fn shape(line: &[u8], prefix: usize, width: u64, unit: Unit) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::count::Need;
+    use crate::text::count::Need;
 
     /// Feeds `lines` empty lines in pieces of 64 KiB; returns the rescuer
     /// and the totals.

@@ -16,7 +16,7 @@ use regex_automata::meta;
 use regex_automata::util::syntax;
 use regex_syntax::hir::{Capture, Class, Hir, HirKind, Look, LookSet, Repetition};
 
-use crate::utf8;
+use crate::text::utf8;
 
 /// The most of one line held to match it. A longer line is matched on its
 /// first part, so memory stays bounded on a line of any length.

@@ -5,10 +5,10 @@
 
 use memchr::{memchr, memchr2, memchr3, memrchr};
 
-use crate::buf::PageBuf;
+use crate::text::buf::PageBuf;
 
 use crate::caps::{LineShaper, line_pieces};
-use crate::count::Unit;
+use crate::text::count::Unit;
 
 /// The longest stretch of a line `--collapse-cr` holds while it waits to
 /// see whether a `\r` erases it (see `CollapseCr`).

@@ -1,7 +1,7 @@
 //! Totals of the stream: bytes, lines and characters, counted over whole
 //! pieces with vectorised counters, and only those that are needed.
 
-use crate::utf8;
+use crate::text::utf8;
 
 /// What is counted: characters (the default) or bytes (`--bytes`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
