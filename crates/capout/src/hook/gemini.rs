@@ -177,13 +177,17 @@ fn unwrappable(command: &str, input: &Map<String, Value>, link: &str) -> Option<
         return Some("an empty command".into());
     }
     if link.contains(char::is_whitespace) {
-        return Some(format!("the link '{link}' holds a space, which Gemini CLI's policy cannot see through"));
+        return Some(format!(
+            "the link '{link}' holds a space, which Gemini CLI's policy cannot see through"
+        ));
     }
     if super::already_wrapped(command) || command.contains(&format!("{LINK_DIR}/{LINK_NAME}")) {
         return Some("the command already runs under capout".into());
     }
     if input.get("dir_path").is_some_and(|d| d.as_str() != Some("")) {
-        return Some("a dir_path, which Gemini CLI checks against the workspace on the command as written".into());
+        return Some(
+            "a dir_path, which Gemini CLI checks against the workspace on the command as written".into(),
+        );
     }
     if input.get("is_background").and_then(Value::as_bool) == Some(true) {
         return Some("a background command".into());
@@ -237,14 +241,18 @@ mod tests {
 
     #[test]
     fn single_quotes_go_in_double_quotes_with_escapes() {
-        assert_eq!(wrap("echo \"it's\" $HOME `x` \\n", LINK), format!(r#"bash -c {LINK} -c "echo \"it's\" \$HOME \`x\` \\n""#));
+        assert_eq!(
+            wrap("echo \"it's\" $HOME `x` \\n", LINK),
+            format!(r#"bash -c {LINK} -c "echo \"it's\" \$HOME \`x\` \\n""#)
+        );
         assert_eq!(wrap("cat <<'EOF'\na\nEOF", LINK), format!("bash -c {LINK} -c \"cat <<'EOF'\na\nEOF\""));
     }
 
     #[test]
     fn bad_json_and_other_tools_are_left_alone() {
         assert!(rewrite("{not json", LINK).unwrap_err().starts_with("not a hook event: "));
-        let other = r#"{"hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"file_path":"a"}}"#;
+        let other =
+            r#"{"hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"file_path":"a"}}"#;
         assert_eq!(rewrite(other, LINK).unwrap_err(), "left alone: event 'BeforeTool' of tool 'read_file'");
         assert_eq!(
             rewrite(r#"{"hook_event_name":"BeforeTool","tool_name":"run_shell_command"}"#, LINK).unwrap_err(),

@@ -53,7 +53,10 @@ pub fn edits(opts: &Options, capout: &str, dir: &Path, link: &str) -> Vec<Edit> 
     });
     let mut entries = vec![(key(&["hooks", "BeforeTool", APPEND]), hook)];
     if opts.mcp {
-        entries.push((key(&["mcpServers", "capout"]), serde_json::json!({"command": capout, "args": ["--mcp"]})));
+        entries.push((
+            key(&["mcpServers", "capout"]),
+            serde_json::json!({"command": capout, "args": ["--mcp"]}),
+        ));
     }
     vec![Edit {
         path: dir.join("settings.json"),
@@ -91,7 +94,8 @@ fn policy(path: &Path, text: &str, opts: &Options, out: &mut dyn Write) -> Resul
     }
     if opts.dry_run {
         let name = path.display().to_string();
-        let diff = similar::TextDiff::from_lines(current.as_deref().unwrap_or_default(), after.unwrap_or_default());
+        let diff =
+            similar::TextDiff::from_lines(current.as_deref().unwrap_or_default(), after.unwrap_or_default());
         let _ = write!(out, "{}", diff.unified_diff().header(&name, &name));
         return Ok(());
     }
@@ -160,11 +164,17 @@ mod tests {
         policy(&path, &text, &options(false), &mut out).unwrap();
         policy(&path, &text, &options(false), &mut out).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
-        assert!(text.contains("commandPrefix = [\"bash -c /g/capout-gemini/bash -c\", \"/g/capout-gemini/bash -c\"]\n"));
+        assert!(text.contains(
+            "commandPrefix = [\"bash -c /g/capout-gemini/bash -c\", \"/g/capout-gemini/bash -c\"]\n"
+        ));
         policy(&path, &text, &options(true), &mut out).unwrap();
         assert!(!path.exists() && !dir.path().join("policies").exists());
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, "[[rule]]\n").unwrap();
-        assert!(policy(&path, &text, &options(false), &mut out).unwrap_err().ends_with("is not capout's; capout leaves it"));
+        assert!(
+            policy(&path, &text, &options(false), &mut out)
+                .unwrap_err()
+                .ends_with("is not capout's; capout leaves it")
+        );
     }
 }

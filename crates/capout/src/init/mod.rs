@@ -194,12 +194,12 @@ pub fn install(before: Option<&str>, edit: &Edit) -> Result<String, String> {
                 .ok_or_else(|| format!("{}: '{k}' is not an object", edit.path.display()))?;
         }
         if element {
-            let list = map.entry(last.clone()).or_insert_with(|| Value::Array(Vec::new()));
-            let list = list
+            let items = map.entry(last.clone()).or_insert_with(|| Value::Array(Vec::new()));
+            let items = items
                 .as_array_mut()
                 .ok_or_else(|| format!("{}: '{last}' is not an array", edit.path.display()))?;
-            if !list.contains(value) {
-                list.push(value.clone());
+            if !items.contains(value) {
+                items.push(value.clone());
             }
             continue;
         }
@@ -235,11 +235,11 @@ pub const APPEND: &str = "[]";
 fn remove_path(map: &mut Map<String, Value>, keys: &[String], value: &Value) {
     match keys {
         [] => {}
-        [list, last] if last == APPEND => {
-            if let Some(Value::Array(items)) = map.get_mut(list) {
+        [array, tail] if tail == APPEND => {
+            if let Some(Value::Array(items)) = map.get_mut(array) {
                 items.retain(|item| item != value);
                 if items.is_empty() {
-                    map.shift_remove(list);
+                    map.shift_remove(array);
                 }
             }
         }
