@@ -86,6 +86,7 @@ def cases():
     r0, r1 = gemini(plain, [shell("seq 100000")]), gemini(wrapped, [shell("seq 100000")])
     print(f"     seq 100000 without capout: {describe(r0[0]) if r0 else None}")
     print(f"     seq 100000 with capout:    {describe(r1[0]) if r1 else None}")
+    print(f"     ... of which the output:   without {describe(body(r0[0])) if r0 else None}; with {describe(body(r1[0])) if r1 else None}")
     m = re.fullmatch(r"(?s)(.*)\n\.\.\. \(truncated, showing last 5000 chars; full output: (\S+)\)", body(r1[0]) if r1 else "")
     check("gemini: seq 100000 gives capout's tail and notice",
           bool(m) and m.group(1) + "\n" == full[-5000:].lstrip("\n"),
@@ -141,13 +142,15 @@ def cases():
 
     # Gemini CLI's inactivity timeout (2 s here) ends the command and
     # everything it started.
-    for h in (plain, wrapped):
+    for n, h in enumerate((plain, wrapped)):
+        # Durations of this case alone: pgrep sees every process of the machine.
+        mark = f"sleep 3{n}.{os.getpid()}"
         with open(os.path.join(h.proj, "slow.sh"), "w") as f:
-            f.write("sleep 30.25 &\nsleep 30.26\necho late\n")
+            f.write(f"{mark}1 &\n{mark}2\necho late\n")
         r = gemini(h, [shell("sh slow.sh")])
         left = ""
-        for _ in range(100):
-            left = subprocess.run(["pgrep", "-f", "sleep 30.2"], capture_output=True, text=True).stdout.strip()
+        for _ in range(300):
+            left = subprocess.run(["pgrep", "-f", mark], capture_output=True, text=True).stdout.strip()
             if not left:
                 break
             time.sleep(0.1)
