@@ -6,6 +6,7 @@
 //! filter's path; each harness's wire format has a module of its own.
 
 pub mod claude_code;
+pub mod gemini;
 
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Write};
@@ -23,7 +24,7 @@ pub enum Dispatch {
 }
 
 /// The harnesses that `capout hook` and `capout init` know.
-pub const HARNESSES: &[&str] = &["claude-code"];
+pub const HARNESSES: &[&str] = &["claude-code", "gemini"];
 
 /// Whether capout's first argument, `word`, starts `capout hook` or
 /// `capout init`.
@@ -32,15 +33,20 @@ pub fn is_requested(word: &OsStr) -> bool {
 }
 
 /// Whether capout was started by the name that Claude Code's
-/// `CLAUDE_CODE_SHELL_PREFIX` holds (see [`claude_code`]).
+/// `CLAUDE_CODE_SHELL_PREFIX` holds (see [`claude_code`]), or as Gemini
+/// CLI's link (see [`gemini`]).
 pub fn is_prefix(argv0: &OsStr) -> bool {
     std::path::Path::new(argv0).file_name() == Some(OsStr::new(claude_code::PREFIX_NAME))
+        || gemini::is_link(argv0)
 }
 
 /// Whether `args` (the program's name first) ask for `capout hook ...` or
 /// `capout init ...`, and if so what to do. Looks at one word only, so
 /// that the filter's start-up is left be.
 pub fn requested(args: &[OsString]) -> Option<Dispatch> {
+    if args.first().is_some_and(|a| gemini::is_link(a)) {
+        return Some(gemini::link(&args[0], &args[1..]));
+    }
     if args.first().is_some_and(|a| is_prefix(a)) {
         return Some(claude_code::prefix(&args[1..]));
     }
@@ -58,6 +64,7 @@ pub fn requested(args: &[OsString]) -> Option<Dispatch> {
 fn run(harness: Option<&str>, rest: &[OsString]) -> Dispatch {
     match harness {
         Some("claude-code") => claude_code::main(rest),
+        Some("gemini") => gemini::main(rest),
         Some(other) => {
             Dispatch::Done(pass(&format_args!("unknown harness '{other}' (known: {})", HARNESSES.join(", "))))
         }

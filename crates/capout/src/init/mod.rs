@@ -15,6 +15,8 @@ use serde_json::{Map, Value};
 
 use crate::exit::Exit;
 
+pub mod gemini;
+
 /// Where the configuration goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
@@ -56,7 +58,7 @@ pub fn main(args: &[OsString]) -> ExitCode {
         Err(e) => {
             let _ = writeln!(
                 io::stderr(),
-                "capout: init: {e}\nusage: capout init claude-code [--project | --user] [--mcp] [--uninstall] [--dry-run]"
+                "capout: init: {e}\nusage: capout init claude-code|gemini [--project | --user] [--mcp] [--uninstall] [--dry-run]"
             );
             return Exit::Usage.into();
         }
@@ -90,7 +92,7 @@ pub fn parse(args: &[OsString]) -> Result<Options, String> {
     if scopes > 1 {
         return Err("give --project or --user, not both".into());
     }
-    opts.harness = harness.ok_or("name a harness: claude-code")?;
+    opts.harness = harness.ok_or("name a harness: claude-code, gemini")?;
     Ok(opts)
 }
 
@@ -100,7 +102,8 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> Result<(), String> {
     let capout = capout.to_str().ok_or("capout's own path is not valid UTF-8")?.to_owned();
     let edits = match opts.harness.as_str() {
         "claude-code" => claude_code(opts, &capout, &home()?)?,
-        other => return Err(format!("unknown harness '{other}' (known: claude-code)")),
+        "gemini" => return gemini::run(opts, &capout, &home()?, out),
+        other => return Err(format!("unknown harness '{other}' (known: claude-code, gemini)")),
     };
     for edit in &edits {
         apply(edit, opts, out)?;
@@ -164,7 +167,7 @@ pub fn backup_of(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-fn read(path: &Path) -> Result<Option<String>, String> {
+pub(crate) fn read(path: &Path) -> Result<Option<String>, String> {
     match std::fs::read_to_string(path) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
@@ -176,13 +179,29 @@ fn read(path: &Path) -> Result<Option<String>, String> {
 pub fn install(before: Option<&str>, edit: &Edit) -> Result<String, String> {
     let mut root = parse_object(before, &edit.path)?;
     for (keys, value) in &edit.entries {
-        let (last, parents) = keys.split_last().ok_or("an empty key path")?;
+        let (mut last, mut parents) = keys.split_last().ok_or("an empty key path")?;
+        // A last key `[]`: the value is one element of the array before it,
+        // added once beside the elements that are there.
+        let element = last == APPEND;
+        if element {
+            (last, parents) = parents.split_last().ok_or("an empty key path")?;
+        }
         let mut map = &mut root;
         for k in parents {
             let entry = map.entry(k.clone()).or_insert_with(|| Value::Object(Map::new()));
             map = entry
                 .as_object_mut()
                 .ok_or_else(|| format!("{}: '{k}' is not an object", edit.path.display()))?;
+        }
+        if element {
+            let items = map.entry(last.clone()).or_insert_with(|| Value::Array(Vec::new()));
+            let items = items
+                .as_array_mut()
+                .ok_or_else(|| format!("{}: '{last}' is not an array", edit.path.display()))?;
+            if !items.contains(value) {
+                items.push(value.clone());
+            }
+            continue;
         }
         // Another program's shell prefix is the user's: never replaced.
         if let Some(old) = map.get(last).filter(|old| *old != value)
@@ -204,21 +223,32 @@ pub fn install(before: Option<&str>, edit: &Edit) -> Result<String, String> {
 /// (objects left empty by that removed too).
 pub fn remove(before: &str, edit: &Edit) -> Result<String, String> {
     let mut root = parse_object(Some(before), &edit.path)?;
-    for (keys, _) in &edit.entries {
-        remove_path(&mut root, keys);
+    for (keys, value) in &edit.entries {
+        remove_path(&mut root, keys, value);
     }
     render(&root)
 }
 
-fn remove_path(map: &mut Map<String, Value>, keys: &[String]) {
+/// The last key of an entry whose value is one element of an array.
+pub const APPEND: &str = "[]";
+
+fn remove_path(map: &mut Map<String, Value>, keys: &[String], value: &Value) {
     match keys {
         [] => {}
+        [array, tail] if tail == APPEND => {
+            if let Some(Value::Array(items)) = map.get_mut(array) {
+                items.retain(|item| item != value);
+                if items.is_empty() {
+                    map.shift_remove(array);
+                }
+            }
+        }
         [last] => {
             map.shift_remove(last);
         }
         [first, rest @ ..] => {
             if let Some(Value::Object(inner)) = map.get_mut(first) {
-                remove_path(inner, rest);
+                remove_path(inner, rest, value);
                 if inner.is_empty() {
                     map.shift_remove(first);
                 }
@@ -245,7 +275,7 @@ fn render(root: &Map<String, Value>) -> Result<String, String> {
 }
 
 /// Installs or uninstalls one file's entries.
-fn apply(edit: &Edit, opts: &Options, out: &mut dyn Write) -> Result<(), String> {
+pub(crate) fn apply(edit: &Edit, opts: &Options, out: &mut dyn Write) -> Result<(), String> {
     let path = &edit.path;
     let current = read(path)?;
     let backup = backup_of(path);
@@ -334,7 +364,7 @@ fn link(edit: &Edit, uninstall: bool) -> Result<(), String> {
 /// Writes `text` to a temporary file beside `path` and renames it over
 /// `path`, keeping `path`'s permissions: a reader sees the old file or the
 /// new, never half of one.
-fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
+pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let fail = |e: io::Error| format!("cannot write {}: {e}", path.display());
     let mut tmp = tempfile::Builder::new().prefix(".capout-").tempfile_in(dir).map_err(fail)?;

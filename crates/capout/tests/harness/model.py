@@ -80,6 +80,28 @@ def anthropic(handler, body, script):
     sse(handler, events)
 
 
+def gemini_call(body, script):
+    """The next call for a Gemini generateContent request, or None."""
+    names = [d.get("name") for t in body.get("tools", []) for d in t.get("functionDeclarations", [])]
+    results = sum(1 for c in body.get("contents", []) for p in c.get("parts", []) if "functionResponse" in p)
+    if "run_shell_command" in names or any(n and n.startswith("mcp_") for n in names):
+        return script.answered(results)
+    return None
+
+
+def gemini_reply(call):
+    usage = {"promptTokenCount": 10, "candidatesTokenCount": 10, "totalTokenCount": 20}
+    if call is None:
+        # Also what Gemini CLI's own side requests (next speaker, routing)
+        # read: a JSON text that ends the turn.
+        parts = [{"text": json.dumps({"reasoning": "done", "next_speaker": "user", "model_choice": "flash"})}]
+    else:
+        name, args = call
+        parts = [{"functionCall": {"name": name, "args": args}}]
+    return {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": usage, "modelVersion": "gemini-2.5-flash"}
+
+
 class Handler(BaseHTTPRequestHandler):
     script = None
 
@@ -109,6 +131,12 @@ class Handler(BaseHTTPRequestHandler):
             self.reply({"id": "msg_x", "type": "message", "role": "assistant", "model": "m",
                         "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn",
                         "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}})
+        elif path.endswith(":streamGenerateContent"):
+            sse(self, [(None, gemini_reply(gemini_call(body, self.script)))])
+        elif path.endswith(":generateContent"):
+            self.reply(gemini_reply(gemini_call(body, self.script)))
+        elif path.endswith(":countTokens"):
+            self.reply({"totalTokens": 10})
         elif path.endswith("/count_tokens"):
             self.reply({"input_tokens": 10})
         else:

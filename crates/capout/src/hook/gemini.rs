@@ -1,0 +1,300 @@
+//! Gemini CLI. Its `BeforeTool` hook may replace the arguments of
+//! `run_shell_command` (`hookSpecificOutput.tool_input`), and Gemini CLI
+//! then checks its policy rules on the replaced command, not on the one the
+//! model wrote. Two things of Gemini CLI 0.61.0 decide the rewrite's shape:
+//! it runs a command `bash -c X` as X alone, and its policy engine checks a
+//! command `DIR/bash -c 'SCRIPT'` as that command and as SCRIPT on its own
+//! (a deny rule for SCRIPT denies the whole, a question for SCRIPT asks).
+//! So the model's COMMAND becomes
+//!
+//! ```text
+//! bash -c LINK -c 'COMMAND'
+//! ```
+//!
+//! where LINK is capout by a name of its own, `.../capout-gemini/bash`
+//! (a symbolic link that `capout init gemini` makes). Gemini CLI runs
+//! `LINK -c 'COMMAND'`, which is capout running COMMAND in bash in command
+//! mode; the one policy rule that `init` adds allows the two wrapper
+//! prefixes alone, so the engine's answer is its answer for COMMAND.
+//!
+//! What the engine decides by heuristics on the command as the model wrote
+//! it (a `dir_path` outside the workspace, `git` in an untrusted folder,
+//! `rm -f` and the like under a rule that allows every command, command
+//! substitution) would be lost on the wrapped one: such calls, and `&` jobs
+//! (Gemini CLI reports their process ids; capout would end them), are left
+//! alone.
+
+use std::ffi::{OsStr, OsString};
+use std::io::Read;
+use std::path::Path;
+use std::process::ExitCode;
+
+use serde_json::{Map, Value};
+
+use super::{Dispatch, pass};
+
+/// The folder that capout's link for Gemini CLI lies in.
+pub const LINK_DIR: &str = "capout-gemini";
+
+/// The link's own name: the policy engine looks through a wrapper whose
+/// program is named `bash`.
+pub const LINK_NAME: &str = "bash";
+
+/// The settings folder's link, given `capout init gemini`'s folder.
+pub fn link_in(settings_dir: &Path) -> std::path::PathBuf {
+    settings_dir.join(LINK_DIR).join(LINK_NAME)
+}
+
+/// Whether capout was started as the link, `.../capout-gemini/bash`.
+pub fn is_link(argv0: &OsStr) -> bool {
+    let path = Path::new(argv0);
+    path.file_name() == Some(OsStr::new(LINK_NAME))
+        && path.parent().and_then(Path::file_name) == Some(OsStr::new(LINK_DIR))
+}
+
+/// capout started as the link, `argv0` its name, with `args`: `-c SCRIPT`
+/// runs SCRIPT in bash under capout; `hook gemini` reads a hook event.
+pub fn link(argv0: &OsStr, args: &[OsString]) -> Dispatch {
+    match args {
+        [c, script] if c == "-c" => Dispatch::Run(command(script.clone())),
+        [hook, harness] if hook == "hook" && harness == "gemini" => Dispatch::Done(event(argv0)),
+        _ => Dispatch::Done(pass(&"gemini: the link runs `-c SCRIPT` or `hook gemini`")),
+    }
+}
+
+/// `capout hook gemini`: the event on stdin, rewritten for the link of
+/// the user's settings folder.
+pub fn main(args: &[OsString]) -> Dispatch {
+    if !args.is_empty() {
+        return Dispatch::Done(pass(&"gemini: takes a hook event on stdin, no arguments"));
+    }
+    let dir = match std::env::var_os("GEMINI_CLI_HOME").filter(|h| !h.is_empty()) {
+        Some(home) => Path::new(&home).join(".gemini"),
+        None => match std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+            Some(home) => Path::new(&home).join(".gemini"),
+            None => return Dispatch::Done(pass(&"gemini: HOME is not set")),
+        },
+    };
+    Dispatch::Done(event(link_in(&dir).as_os_str()))
+}
+
+/// The command line of capout's command mode that runs `script` in bash,
+/// the shell Gemini CLI runs its commands in.
+pub fn command(script: OsString) -> Vec<OsString> {
+    let mut args: Vec<OsString> = vec!["capout".into(), "--profile".into(), super::profile("gemini").into()];
+    match super::save_dir() {
+        Ok(dir) => {
+            args.push("--save-dir".into());
+            args.push(dir.into());
+        }
+        Err(e) => {
+            let _ = pass(&format_args!("gemini: the full output is not saved: {e}"));
+        }
+    }
+    args.extend(["--".into(), "bash".into(), "-c".into(), script]);
+    args
+}
+
+fn event(link: &OsStr) -> ExitCode {
+    let mut text = String::new();
+    if let Err(e) = std::io::stdin().take(1 << 24).read_to_string(&mut text) {
+        return pass(&format_args!("gemini: cannot read the event: {e}"));
+    }
+    let Some(link) = link.to_str() else {
+        return pass(&"gemini: the link's path is not valid UTF-8");
+    };
+    match rewrite(&text, link) {
+        Ok(out) => {
+            use std::io::Write;
+            let mut stdout = std::io::stdout().lock();
+            if writeln!(stdout, "{out}").and_then(|()| stdout.flush()).is_err() {
+                return pass(&"gemini: cannot write the rewrite");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(why) => pass(&format_args!("gemini: {why}")),
+    }
+}
+
+/// The hook's answer to the event `text`: the rewrite as JSON, or why the
+/// call is left alone.
+pub fn rewrite(text: &str, link: &str) -> Result<String, String> {
+    let event: Value = serde_json::from_str(text).map_err(|e| format!("not a hook event: {e}"))?;
+    let name = event.get("hook_event_name").and_then(Value::as_str).unwrap_or_default();
+    let tool = event.get("tool_name").and_then(Value::as_str).unwrap_or_default();
+    if name != "BeforeTool" || tool != "run_shell_command" {
+        return Err(format!("left alone: event '{name}' of tool '{tool}'"));
+    }
+    let Some(input) = event.get("tool_input").and_then(Value::as_object) else {
+        return Err("left alone: the event has no tool_input".into());
+    };
+    let command = input.get("command").and_then(Value::as_str).unwrap_or_default();
+    if let Some(why) = unwrappable(command, input, link) {
+        return Err(format!("left alone: {why}"));
+    }
+    // Gemini CLI builds the call from this object alone: every argument
+    // the model gave is kept.
+    let mut replaced = input.clone();
+    replaced.insert("command".into(), Value::from(wrap(command, link)));
+    let out = serde_json::json!({
+        "hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": replaced}
+    });
+    Ok(out.to_string())
+}
+
+/// `command` under capout, as Gemini CLI runs it and checks it.
+pub fn wrap(command: &str, link: &str) -> String {
+    format!("bash -c {link} -c {}", quote(command))
+}
+
+/// `command` as one word that Gemini CLI's policy engine unquotes to
+/// exactly `command`, as bash does: in single quotes when it holds none
+/// (the engine drops the quotes and nothing else), else in double quotes
+/// with `\`, `"`, `$` and `` ` `` escaped.
+fn quote(command: &str) -> String {
+    if !command.contains('\'') {
+        return format!("'{command}'");
+    }
+    let mut out = String::with_capacity(command.len() + 8);
+    out.push('"');
+    for c in command.chars() {
+        if matches!(c, '\\' | '"' | '$' | '`') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}
+
+/// The words whose presence makes Gemini CLI 0.61.0's heuristics decide
+/// on the command as written (`isDangerousCommand`, `containsGitCommand`).
+const HEURISTIC_WORDS: &[&str] = &["rm", "ln", "sudo", "find", "rg", "git", "base64"];
+
+/// Why `command` is left as it is, if it is.
+fn unwrappable(command: &str, input: &Map<String, Value>, link: &str) -> Option<String> {
+    if command.trim().is_empty() {
+        return Some("an empty command".into());
+    }
+    if link.contains(char::is_whitespace) {
+        return Some(format!(
+            "the link '{link}' holds a space, which Gemini CLI's policy cannot see through"
+        ));
+    }
+    if super::already_wrapped(command) || command.contains(&format!("{LINK_DIR}/{LINK_NAME}")) {
+        return Some("the command already runs under capout".into());
+    }
+    if input.get("dir_path").is_some_and(|d| d.as_str() != Some("")) {
+        return Some(
+            "a dir_path, which Gemini CLI checks against the workspace on the command as written".into(),
+        );
+    }
+    if input.get("is_background").and_then(Value::as_bool) == Some(true) {
+        return Some("a background command".into());
+    }
+    if ["$(", "`", "<(", ">("].iter().any(|s| command.contains(s)) {
+        return Some("command substitution, which Gemini CLI refuses on the command as written".into());
+    }
+    if has_job(command) {
+        return Some("an `&` job, whose process id Gemini CLI reports and capout would end".into());
+    }
+    let plain: String = command.chars().filter(|c| !matches!(c, '\'' | '"' | '\\')).collect();
+    let word = plain
+        .split(|c: char| c.is_whitespace() || ";&|()<>{}=".contains(c))
+        .map(|w| w.rsplit('/').next().unwrap_or(w).to_ascii_lowercase())
+        .find(|w| HEURISTIC_WORDS.contains(&w.trim_end_matches(".exe")));
+    word.map(|w| format!("'{w}', on which Gemini CLI decides by heuristics of the command as written"))
+}
+
+/// Whether `command` holds an `&` that starts a job (not `&&`, `>&`,
+/// `&>`, `<&` or `|&`).
+fn has_job(command: &str) -> bool {
+    let b = command.as_bytes();
+    (0..b.len()).any(|i| {
+        b[i] == b'&'
+            && !matches!(b.get(i + 1), Some(b'&' | b'>'))
+            && !(i > 0 && matches!(b[i - 1], b'&' | b'>' | b'<' | b'|'))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LINK: &str = "/home/u/.gemini/capout-gemini/bash";
+
+    /// A `BeforeTool` event as Gemini CLI 0.61.0 sends it.
+    fn event(input: &str) -> String {
+        format!(
+            r#"{{"session_id":"3f1c","transcript_path":"/home/u/.gemini/tmp/x/chats/s.json","cwd":"/home/u/proj","hook_event_name":"BeforeTool","timestamp":"2026-12-01T18:00:00.000Z","tool_name":"run_shell_command","tool_input":{input}}}"#
+        )
+    }
+
+    #[test]
+    fn a_shell_call_is_wrapped_keeping_its_other_arguments() {
+        let out = rewrite(&event(r#"{"command":"seq 3; exit 3","description":"count"}"#), LINK).unwrap();
+        assert_eq!(
+            out,
+            r#"{"hookSpecificOutput":{"hookEventName":"BeforeTool","tool_input":{"command":"bash -c /home/u/.gemini/capout-gemini/bash -c 'seq 3; exit 3'","description":"count"}}}"#
+        );
+    }
+
+    #[test]
+    fn single_quotes_go_in_double_quotes_with_escapes() {
+        assert_eq!(
+            wrap("echo \"it's\" $HOME `x` \\n", LINK),
+            format!(r#"bash -c {LINK} -c "echo \"it's\" \$HOME \`x\` \\n""#)
+        );
+        assert_eq!(wrap("cat <<'EOF'\na\nEOF", LINK), format!("bash -c {LINK} -c \"cat <<'EOF'\na\nEOF\""));
+    }
+
+    #[test]
+    fn bad_json_and_other_tools_are_left_alone() {
+        assert!(rewrite("{not json", LINK).unwrap_err().starts_with("not a hook event: "));
+        let other =
+            r#"{"hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"file_path":"a"}}"#;
+        assert_eq!(rewrite(other, LINK).unwrap_err(), "left alone: event 'BeforeTool' of tool 'read_file'");
+        assert_eq!(
+            rewrite(r#"{"hook_event_name":"BeforeTool","tool_name":"run_shell_command"}"#, LINK).unwrap_err(),
+            "left alone: the event has no tool_input"
+        );
+    }
+
+    #[test]
+    fn calls_that_heuristics_decide_are_left_alone() {
+        for input in [
+            r#"{"command":"rm -f victim"}"#,
+            r#"{"command":"echo a && /bin/RM -f b"}"#,
+            r#"{"command":"git status"}"#,
+            r#"{"command":"r'm' -f x"}"#,
+            r#"{"command":"ls","dir_path":"/etc"}"#,
+            r#"{"command":"echo $(id)"}"#,
+            r#"{"command":"sleep 9 &"}"#,
+            r#"{"command":"make","is_background":true}"#,
+            r#"{"command":"capout -- make"}"#,
+            r#"{"command":"bash -c /x/capout-gemini/bash -c 'ls'"}"#,
+            r#"{"command":"  "}"#,
+        ] {
+            assert!(rewrite(&event(input), LINK).unwrap_err().starts_with("left alone: "), "{input}");
+        }
+    }
+
+    #[test]
+    fn redirections_and_chains_are_not_jobs() {
+        assert!(!has_job("a && b || c 2>&1 &> f |& g <&0"));
+        assert!(has_job("a & b"));
+        assert!(has_job("a&"));
+    }
+
+    #[test]
+    fn a_link_path_with_a_space_is_refused() {
+        assert!(rewrite(&event(r#"{"command":"ls"}"#), "/home/a b/.gemini/capout-gemini/bash").is_err());
+    }
+
+    #[test]
+    fn the_link_is_known_by_its_folder_and_name() {
+        assert!(is_link(OsStr::new(LINK)));
+        assert!(!is_link(OsStr::new("/bin/bash")));
+        assert!(!is_link(OsStr::new("/x/capout-gemini/capout")));
+    }
+}
