@@ -15,6 +15,8 @@ use serde_json::{Map, Value};
 
 use crate::exit::Exit;
 
+pub mod claude_code;
+
 /// Where the configuration goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
@@ -99,7 +101,7 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> Result<(), String> {
     let capout = std::env::current_exe().map_err(|e| format!("cannot find capout's own path: {e}"))?;
     let capout = capout.to_str().ok_or("capout's own path is not valid UTF-8")?.to_owned();
     let edits = match opts.harness.as_str() {
-        "claude-code" => claude_code(opts, &capout, &home()?)?,
+        "claude-code" => claude_code::edits(opts, &capout, &home()?)?,
         other => return Err(format!("unknown harness '{other}' (known: claude-code)")),
     };
     for edit in &edits {
@@ -113,48 +115,6 @@ fn home() -> Result<PathBuf, String> {
         .filter(|h| !h.is_empty())
         .map(PathBuf::from)
         .ok_or_else(|| "HOME is not set".into())
-}
-
-/// Claude Code: `CLAUDE_CODE_SHELL_PREFIX` in `settings.json`'s `env`, and
-/// with `--mcp` the server in `.claude.json` (user) or `.mcp.json`
-/// (project). Its Bash tool shows the model up to 30,000 characters, more
-/// than profile `bash`'s 5000: capout's caps fit as they are.
-pub fn claude_code(opts: &Options, capout: &str, home: &Path) -> Result<Vec<Edit>, String> {
-    let config_dir = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()).map(PathBuf::from);
-    let (settings, mcp_file) = match opts.scope {
-        Scope::User => {
-            let dir = config_dir.clone().unwrap_or_else(|| home.join(".claude"));
-            let mcp = config_dir.map_or_else(|| home.join(".claude.json"), |d| d.join(".claude.json"));
-            (dir.join("settings.json"), mcp)
-        }
-        Scope::Project => (PathBuf::from(".claude/settings.json"), PathBuf::from(".mcp.json")),
-    };
-    let key = |k: &[&str]| k.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
-    // The prefix is one program's path (Claude Code quotes the part of it
-    // before its last " -" as one word, and starts MCP servers through
-    // it): a link to capout, beside the settings, by the name that tells
-    // capout what to do.
-    let dir = settings.parent().map_or_else(PathBuf::new, Path::to_path_buf);
-    let link =
-        std::path::absolute(dir.join(crate::hook::claude_code::PREFIX_NAME)).map_err(|e| e.to_string())?;
-    let prefix = link.to_str().ok_or("the settings' folder is not valid UTF-8")?.to_owned();
-    if prefix.contains(" -") {
-        return Err(format!("the path '{prefix}' holds \" -\", which CLAUDE_CODE_SHELL_PREFIX cannot hold"));
-    }
-    let mut edits = vec![Edit {
-        path: settings,
-        entries: vec![(key(&["env", "CLAUDE_CODE_SHELL_PREFIX"]), Value::from(prefix))],
-        link: Some((link, PathBuf::from(capout))),
-    }];
-    if opts.mcp {
-        let server = serde_json::json!({"type": "stdio", "command": capout, "args": ["--mcp"]});
-        edits.push(Edit {
-            path: mcp_file,
-            entries: vec![(key(&["mcpServers", "capout"]), server)],
-            link: None,
-        });
-    }
-    Ok(edits)
 }
 
 /// The backup of `path`.
