@@ -16,6 +16,8 @@ use serde_json::{Map, Value};
 use crate::exit::Exit;
 
 pub mod claude_code;
+pub mod codex;
+mod toml;
 
 /// Where the configuration goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,7 +60,8 @@ pub fn main(args: &[OsString]) -> ExitCode {
         Err(e) => {
             let _ = writeln!(
                 io::stderr(),
-                "capout: init: {e}\nusage: capout init claude-code [--project | --user] [--mcp] [--uninstall] [--dry-run]"
+                "capout: init: {e}\nusage: capout init {} [--project | --user] [--mcp] [--uninstall] [--dry-run]",
+                crate::hook::HARNESSES.join(" | ")
             );
             return Exit::Usage.into();
         }
@@ -92,7 +95,7 @@ pub fn parse(args: &[OsString]) -> Result<Options, String> {
     if scopes > 1 {
         return Err("give --project or --user, not both".into());
     }
-    opts.harness = harness.ok_or("name a harness: claude-code")?;
+    opts.harness = harness.ok_or_else(|| format!("name a harness: {}", crate::hook::HARNESSES.join(", ")))?;
     Ok(opts)
 }
 
@@ -102,7 +105,10 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> Result<(), String> {
     let capout = capout.to_str().ok_or("capout's own path is not valid UTF-8")?.to_owned();
     let edits = match opts.harness.as_str() {
         "claude-code" => claude_code::edits(opts, &capout, &home()?)?,
-        other => return Err(format!("unknown harness '{other}' (known: claude-code)")),
+        "codex" => codex::edits(opts, &capout, &home()?),
+        other => {
+            return Err(format!("unknown harness '{other}' (known: {})", crate::hook::HARNESSES.join(", ")));
+        }
     };
     for edit in &edits {
         apply(edit, opts, out)?;
@@ -134,9 +140,16 @@ fn read(path: &Path) -> Result<Option<String>, String> {
 
 /// The text of a file after capout's entries were set in `before`.
 pub fn install(before: Option<&str>, edit: &Edit) -> Result<String, String> {
+    if toml::is_toml(&edit.path) {
+        return toml::install(before, edit);
+    }
     let mut root = parse_object(before, &edit.path)?;
     for (keys, value) in &edit.entries {
         let (last, parents) = keys.split_last().ok_or("an empty key path")?;
+        if last == APPEND {
+            append(&mut root, parents, value, &edit.path)?;
+            continue;
+        }
         let mut map = &mut root;
         for k in parents {
             let entry = map.entry(k.clone()).or_insert_with(|| Value::Object(Map::new()));
@@ -160,9 +173,46 @@ pub fn install(before: Option<&str>, edit: &Edit) -> Result<String, String> {
     render(&root)
 }
 
+/// The last key of an entry that goes into a list (a harness's list of
+/// hooks) beside the user's own, rather than at a key of its own.
+pub const APPEND: &str = "[]";
+
+/// Whether an element of a list is capout's: a string in it runs
+/// `capout hook HARNESS`.
+fn is_ours(value: &Value) -> bool {
+    match value {
+        Value::String(s) => s.contains("capout") && s.split_whitespace().rev().nth(1) == Some("hook"),
+        Value::Array(items) => items.iter().any(is_ours),
+        Value::Object(map) => map.values().any(is_ours),
+        _ => false,
+    }
+}
+
+/// Puts `value` at the end of the list at `keys` (made as needed), in
+/// place of capout's own elements there (capout may have moved).
+fn append(root: &mut Map<String, Value>, keys: &[String], value: &Value, path: &Path) -> Result<(), String> {
+    let (list, parents) = keys.split_last().ok_or("an empty key path")?;
+    let mut map = root;
+    for k in parents {
+        let entry = map.entry(k.clone()).or_insert_with(|| Value::Object(Map::new()));
+        map = entry.as_object_mut().ok_or_else(|| format!("{}: '{k}' is not an object", path.display()))?;
+    }
+    let items = map.entry(list.clone()).or_insert_with(|| Value::Array(Vec::new()));
+    let items = items.as_array_mut().ok_or_else(|| format!("{}: '{list}' is not a list", path.display()))?;
+    if items.iter().filter(|item| is_ours(item)).eq([value]) {
+        return Ok(());
+    }
+    items.retain(|item| !is_ours(item));
+    items.push(value.clone());
+    Ok(())
+}
+
 /// The text of a file after capout's entries were taken out of `before`
 /// (objects left empty by that removed too).
 pub fn remove(before: &str, edit: &Edit) -> Result<String, String> {
+    if toml::is_toml(&edit.path) {
+        return toml::remove(before, edit);
+    }
     let mut root = parse_object(Some(before), &edit.path)?;
     for (keys, _) in &edit.entries {
         remove_path(&mut root, keys);
@@ -175,6 +225,14 @@ fn remove_path(map: &mut Map<String, Value>, keys: &[String]) {
         [] => {}
         [last] => {
             map.shift_remove(last);
+        }
+        [first, last] if last == APPEND => {
+            if let Some(Value::Array(items)) = map.get_mut(first) {
+                items.retain(|item| !is_ours(item));
+                if items.is_empty() {
+                    map.shift_remove(first);
+                }
+            }
         }
         [first, rest @ ..] => {
             if let Some(Value::Object(inner)) = map.get_mut(first) {
@@ -221,7 +279,8 @@ fn apply(edit: &Edit, opts: &Options, out: &mut dyn Write) -> Result<(), String>
             saved
         } else {
             let removed = remove(current, edit)?;
-            (removed != "{}\n" || saved.is_some()).then_some(removed)
+            let empty = removed.trim().is_empty() || removed == "{}\n";
+            (!empty || saved.is_some()).then_some(removed)
         }
     } else {
         Some(install(current.as_deref(), edit)?)
@@ -383,6 +442,28 @@ mod tests {
         opts.uninstall = true;
         apply(&e, &opts, &mut out).unwrap();
         assert!(!fresh.exists());
+    }
+
+    #[test]
+    fn a_hook_goes_beside_the_users_own_hooks_once() {
+        let hook = |path: &str| serde_json::json!({"matcher": "Bash", "hooks": [{"type": "command", "command": format!("{path} hook codex")}]});
+        let mut e = Edit {
+            path: PathBuf::from("hooks.json"),
+            entries: vec![(vec!["hooks".into(), "PreToolUse".into(), APPEND.into()], hook("/bin/capout"))],
+            link: None,
+        };
+        let before = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "audit.sh"}]}]}}"#;
+        let once = install(Some(before), &e).unwrap();
+        assert_eq!(install(Some(&once), &e).unwrap(), once);
+        e.entries[0].1 = hook("'/opt/new place/capout'");
+        let moved = install(Some(&once), &e).unwrap();
+        assert_eq!(moved.matches("hook codex").count(), 1, "{moved}");
+        assert!(moved.contains("audit.sh") && moved.contains("new place"), "{moved}");
+        assert_eq!(
+            remove(&moved, &e).unwrap(),
+            "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\n        \"matcher\": \"Bash\",\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"audit.sh\"\n          }\n        ]\n      }\n    ]\n  }\n}\n"
+        );
+        assert_eq!(remove(&install(None, &e).unwrap(), &e).unwrap(), "{}\n");
     }
 
     #[test]
