@@ -180,12 +180,19 @@ def claude_cases():
 
 
 def main():
-    if not os.access(CLAUDE, os.X_OK):
-        check("claude-code is installed", False, CLAUDE)
-    else:
-        claude_cases()
+    # CAPOUT_HARNESS=NAME runs one harness's cases; all by default.
+    only = os.environ.get("CAPOUT_HARNESS", "")
+    if only in ("", "claude-code"):
+        if not os.access(CLAUDE, os.X_OK):
+            check("claude-code is installed", False, CLAUDE)
+        else:
+            claude_cases()
+    if only in ("", "codex"):
+        import codex
+        codex.cases(sys.modules[__name__])
     print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
     sys.exit(1 if RESULTS["failed"] else 0)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -7,11 +7,12 @@
 # want of one.
 #
 #   bash crates/capout/tests/harness/run.sh
+#   CAPOUT_HARNESS=codex bash crates/capout/tests/harness/run.sh   (one harness)
 set -euo pipefail
 cd "$(dirname "$0")/../../../.."
 
 # The versions the tests were written against.
-PACKAGES=("@anthropic-ai/claude-code@2.1.332")
+PACKAGES=("@anthropic-ai/claude-code@2.1.332" "@openai/codex@0.171.0")
 dir=target/harness
 
 command -v npm >/dev/null || (apt-get update && apt-get install -y nodejs npm) || {
@@ -19,14 +20,17 @@ command -v npm >/dev/null || (apt-get update && apt-get install -y nodejs npm) |
     exit 1
 }
 mkdir -p "$dir"
+# All in one install: with --no-save, npm takes out what a later install
+# was not given.
 for package in "${PACKAGES[@]}"; do
     name=${package%@*}
     have=$(node -p "require('./$dir/node_modules/$name/package.json').version" 2>/dev/null || true)
     if [[ "$name@$have" != "$package" ]]; then
-        npm install --prefix "$dir" --no-audit --no-fund --no-save --loglevel=error "$package" || {
-            echo "tests/harness: cannot install $package from npm" >&2
+        npm install --prefix "$dir" --no-audit --no-fund --no-save --loglevel=error "${PACKAGES[@]}" || {
+            echo "tests/harness: cannot install ${PACKAGES[*]} from npm" >&2
             exit 1
         }
+        break
     fi
 done
 command -v pgrep >/dev/null || (apt-get update && apt-get install -y procps)
