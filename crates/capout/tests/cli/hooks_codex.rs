@@ -103,7 +103,11 @@ fn hook_codex_rewrites_a_command_and_the_rewrite_runs_it_under_capout() {
 
     // Run as Codex runs it: in a login shell.
     let ran = run(Path::new("/bin/bash"), home.path(), &["-lc", command], "");
-    let tail: String = (1..=10000).map(|i| format!("{i}\n")).collect::<String>();
+    let tail = (1..=10000).fold(String::new(), |mut s, i| {
+        s.push_str(&i.to_string());
+        s.push('\n');
+        s
+    });
     let tail = &tail[tail.len() - 5000..];
     let text = String::from_utf8_lossy(&ran.stdout);
     let (kept, notice) = text.split_once("... (truncated, showing last 5000 chars; full output: ").unwrap();
