@@ -21,7 +21,7 @@
 //! capout's command mode.
 
 use std::ffi::OsString;
-use std::io::{Read, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -49,9 +49,21 @@ pub struct Event {
 pub fn main(args: &[OsString]) -> Dispatch {
     match args {
         [] => Dispatch::Done(event()),
+        // A session on a terminal (`tty: true`) is one the model talks to
+        // as it runs: run as without capout, which would hold its output
+        // back and give it no terminal input.
+        [shell, script] if std::io::stdout().is_terminal() => Dispatch::Done(unwrapped(shell, script)),
         [shell, script] => Dispatch::Run(command(shell.clone(), script.clone())),
         _ => Dispatch::Done(pass(&"codex: give a shell and a script, or a hook event on stdin")),
     }
+}
+
+/// Runs `script` in `shell` as Codex would without capout.
+fn unwrapped(shell: &OsString, script: &OsString) -> ExitCode {
+    use std::os::unix::process::CommandExt;
+    let e = std::process::Command::new(shell).arg("-c").arg(script).exec();
+    let _ = pass(&format_args!("codex: cannot run {}: {e}", shell.to_string_lossy()));
+    crate::exit::Exit::NotExecutable.into()
 }
 
 /// The command line of capout's command mode that runs `script` in `shell`.

@@ -144,6 +144,12 @@ def cases(harness):
     check("codex: a heredoc with quotes as without capout",
           a == b and a and output(a[0]) == "IT'S \"QUOTED\" $HOME\na'b c\"d\n", f"{a!r} {b!r}")
 
+    # A session on a terminal is one the model talks to: left as it is.
+    tty = shell("python3 -c 'import sys; print(sys.stdin.isatty(), sys.stdout.isatty())'; exit 4", tty=True)
+    a, b = codex(plain, [tty]), codex(wrapped, [tty])
+    check("codex: a command on a terminal runs as without capout",
+          a == b and a and a[0].startswith("Process exited with code 4\n") and output(a[0]) == "True True\r\n", f"{a!r} {b!r}")
+
     inner = f"{CAPOUT} --tail-chars 6000 -- seq 100000"
     alone = subprocess.run([CAPOUT, "--tail-chars", "6000", "--", "seq", "100000"], capture_output=True, text=True).stdout
     b = codex(wrapped, [shell(inner)])
