@@ -7,20 +7,23 @@ use std::process::{Command, Output, Stdio};
 
 use crate::common::clean_env;
 
-/// A throwaway home, with its own temporary folder.
+/// A throwaway home, with its own temporary folder, on the file system of
+/// the binary (see [`capout_in_spaces`]).
 fn home() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     std::fs::create_dir(dir.path().join("tmp")).unwrap();
     dir
 }
 
-/// capout copied to a folder whose name holds a space, as a user may keep it.
+/// capout in a folder whose name holds a space, as a user may keep it: a
+/// hard link, which capout's own path names as it was started (a copy
+/// being written could be run by no test while another forks).
 fn capout_in_spaces(home: &Path) -> std::path::PathBuf {
     let dir = home.join("my tools");
     std::fs::create_dir(&dir).unwrap();
-    let copy = dir.join("capout");
-    std::fs::copy(env!("CARGO_BIN_EXE_capout"), &copy).unwrap();
-    copy
+    let link = dir.join("capout");
+    std::fs::hard_link(env!("CARGO_BIN_EXE_capout"), &link).unwrap();
+    link
 }
 
 fn run(program: &Path, home: &Path, args: &[&str], stdin: &str) -> Output {
