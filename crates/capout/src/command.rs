@@ -14,9 +14,8 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
-use std::io::{self, IsTerminal, PipeReader, Read, Write};
+use std::io::{self, IsTerminal, PipeReader, PipeWriter, Read, Write};
 use std::os::unix::fs::PermissionsExt;
-use std::os::unix::net::UnixStream;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -163,16 +162,14 @@ pub struct Place {
 pub struct Stop {
     asked: AtomicBool,
     /// Readable once asked, so that the supervisor's `poll` wakes.
-    wake: UnixStream,
-    wake_write: UnixStream,
+    wake: PipeReader,
+    wake_write: PipeWriter,
 }
 
 impl Stop {
     /// A request not yet made.
     pub fn new() -> io::Result<Stop> {
-        let (wake, wake_write) = UnixStream::pair()?;
-        wake.set_nonblocking(true)?;
-        wake_write.set_nonblocking(true)?;
+        let (wake, wake_write) = crate::signals::wake_pipe()?;
         Ok(Stop { asked: AtomicBool::new(false), wake, wake_write })
     }
 
@@ -315,9 +312,9 @@ pub struct CommandReader {
     pipe: Option<PipeReader>,
     shared: Arc<Shared>,
     /// Readable once the supervisor has seen the command exit.
-    exited: UnixStream,
+    exited: PipeReader,
     /// Tells the supervisor that the pipe was given up.
-    control: UnixStream,
+    control: PipeWriter,
     /// What is left of [`GRACE`] once the command has exited.
     grace: Duration,
     supervisor: Option<JoinHandle<io::Result<Status>>>,
@@ -350,11 +347,8 @@ impl CommandReader {
         let child = start(spec, place, &writer)?;
         let pid = child.id();
         drop(writer);
-        let (exited, exited_write) = UnixStream::pair().map_err(Error::Setup)?;
-        let (control_read, control) = UnixStream::pair().map_err(Error::Setup)?;
-        for end in [&exited, &exited_write, &control_read, &control] {
-            end.set_nonblocking(true).map_err(Error::Setup)?;
-        }
+        let (exited, exited_write) = crate::signals::wake_pipe().map_err(Error::Setup)?;
+        let (control_read, control) = crate::signals::wake_pipe().map_err(Error::Setup)?;
         let shared = Arc::new(Shared::default());
         let supervisor = Supervisor {
             group: Pid::from_child(&child),
@@ -470,10 +464,10 @@ impl Drop for CommandReader {
     }
 }
 
-/// Reads what is there to read of a non-blocking socket.
-fn drain(mut socket: &UnixStream) {
+/// Reads what is there to read of a non-blocking pipe.
+fn drain(mut pipe: &PipeReader) {
     let mut buf = [0; 64];
-    while matches!(socket.read(&mut buf), Ok(n) if n > 0) {}
+    while matches!(pipe.read(&mut buf), Ok(n) if n > 0) {}
 }
 
 /// The command's clock and capout's signals, on a thread of their own.
@@ -487,9 +481,9 @@ struct Supervisor {
     signals: Signals,
     shared: Arc<Shared>,
     /// Written to once the command has exited.
-    exited_write: UnixStream,
+    exited_write: PipeWriter,
     /// Readable when the reader gave the pipe up.
-    control: UnixStream,
+    control: PipeReader,
     /// When to send SIGTERM; `None` without a timeout or once it is sent.
     term_at: Option<Instant>,
     /// How long after SIGTERM to send SIGKILL.

@@ -1,14 +1,14 @@
 //! capout's own SIGINT, SIGTERM and SIGHUP (and SIGCHLD while a command
 //! runs), caught so that capout can still print what it kept: each sets a
-//! flag and writes a byte to a socket that a `poll(2)` can wait on.
+//! flag and writes a byte to a pipe that a `poll(2)` can wait on.
 //!
 //! While no [`Signals`] is catching, the three signals do what they do by
 //! default, to capout.
 
 use std::ffi::c_int;
 use std::io::{self, Read};
+use std::io::{PipeReader, PipeWriter};
 use std::os::fd::{AsFd, BorrowedFd};
-use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -22,8 +22,8 @@ const CAUGHT: [(c_int, Signal); 3] = [(SIGINT, Signal::INT), (SIGTERM, Signal::T
 
 /// Caught signals, while this value lives or until [`Signals::release`].
 pub struct Signals {
-    /// The read end of the wake-up socket.
-    wake: UnixStream,
+    /// The read end of the wake-up pipe.
+    wake: PipeReader,
     /// A flag for each caught signal; a signal that capout was started
     /// with ignored (as under `nohup`) is left alone, so that a command
     /// inherits it ignored.
@@ -58,13 +58,22 @@ pub fn embedded() {
     EMBEDDED.store(true, Ordering::SeqCst);
 }
 
+/// A pipe whose two ends never block, to wake a `poll(2)`: a pipe, not a
+/// socket pair, because a sandbox that forbids the network may forbid
+/// sending on any socket (Codex CLI's does), and a wake-up that is never
+/// written leaves capout waiting for good.
+pub fn wake_pipe() -> io::Result<(PipeReader, PipeWriter)> {
+    let (read, write) = io::pipe()?;
+    rustix::io::ioctl_fionbio(&read, true)?;
+    rustix::io::ioctl_fionbio(&write, true)?;
+    Ok((read, write))
+}
+
 impl Signals {
     /// Starts catching SIGINT, SIGTERM and SIGHUP, and SIGCHLD when
     /// `children` is set.
     pub fn catch(children: bool) -> io::Result<Signals> {
-        let (wake, wake_write) = UnixStream::pair()?;
-        wake.set_nonblocking(true)?;
-        wake_write.set_nonblocking(true)?;
+        let (wake, wake_write) = wake_pipe()?;
         let embedded = EMBEDDED.load(Ordering::SeqCst);
         let caught = {
             let mut catchers = CATCHERS.lock().unwrap_or_else(PoisonError::into_inner);
@@ -113,7 +122,7 @@ impl Signals {
         Ok(signals)
     }
 
-    /// The socket that becomes readable when a signal comes.
+    /// The pipe that becomes readable when a signal comes.
     pub fn wake(&self) -> BorrowedFd<'_> {
         self.wake.as_fd()
     }
@@ -134,7 +143,7 @@ impl Signals {
         self.child.swap(false, Ordering::SeqCst)
     }
 
-    /// Empties the wake-up socket. Call it before reading the flags, so
+    /// Empties the wake-up pipe. Call it before reading the flags, so
     /// that a signal that comes between the two wakes the next poll.
     pub fn drain(&mut self) {
         let mut buf = [0; 64];

@@ -6,6 +6,7 @@
 //! filter's path; each harness's wire format has a module of its own.
 
 pub mod claude_code;
+pub mod codex;
 pub mod gemini;
 
 use std::ffi::{OsStr, OsString};
@@ -24,7 +25,7 @@ pub enum Dispatch {
 }
 
 /// The harnesses that `capout hook` and `capout init` know.
-pub const HARNESSES: &[&str] = &["claude-code", "gemini"];
+pub const HARNESSES: &[&str] = &["claude-code", "codex", "gemini"];
 
 /// Whether capout's first argument, `word`, starts `capout hook` or
 /// `capout init`.
@@ -65,6 +66,7 @@ fn run(harness: Option<&str>, rest: &[OsString]) -> Dispatch {
     match harness {
         Some("claude-code") => claude_code::main(rest),
         Some("gemini") => gemini::main(rest),
+        Some("codex") => codex::main(rest),
         Some(other) => {
             Dispatch::Done(pass(&format_args!("unknown harness '{other}' (known: {})", HARNESSES.join(", "))))
         }

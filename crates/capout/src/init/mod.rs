@@ -15,7 +15,10 @@ use serde_json::{Map, Value};
 
 use crate::exit::Exit;
 
+pub mod claude_code;
+pub mod codex;
 pub mod gemini;
+mod toml;
 
 /// Where the configuration goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,7 +61,8 @@ pub fn main(args: &[OsString]) -> ExitCode {
         Err(e) => {
             let _ = writeln!(
                 io::stderr(),
-                "capout: init: {e}\nusage: capout init claude-code|gemini [--project | --user] [--mcp] [--uninstall] [--dry-run]"
+                "capout: init: {e}\nusage: capout init {} [--project | --user] [--mcp] [--uninstall] [--dry-run]",
+                crate::hook::HARNESSES.join(" | ")
             );
             return Exit::Usage.into();
         }
@@ -92,7 +96,7 @@ pub fn parse(args: &[OsString]) -> Result<Options, String> {
     if scopes > 1 {
         return Err("give --project or --user, not both".into());
     }
-    opts.harness = harness.ok_or("name a harness: claude-code, gemini")?;
+    opts.harness = harness.ok_or_else(|| format!("name a harness: {}", crate::hook::HARNESSES.join(", ")))?;
     Ok(opts)
 }
 
@@ -101,9 +105,12 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> Result<(), String> {
     let capout = std::env::current_exe().map_err(|e| format!("cannot find capout's own path: {e}"))?;
     let capout = capout.to_str().ok_or("capout's own path is not valid UTF-8")?.to_owned();
     let edits = match opts.harness.as_str() {
-        "claude-code" => claude_code(opts, &capout, &home()?)?,
+        "claude-code" => claude_code::edits(opts, &capout, &home()?)?,
+        "codex" => codex::edits(opts, &capout, &home()?),
         "gemini" => return gemini::run(opts, &capout, &home()?, out),
-        other => return Err(format!("unknown harness '{other}' (known: claude-code, gemini)")),
+        other => {
+            return Err(format!("unknown harness '{other}' (known: {})", crate::hook::HARNESSES.join(", ")));
+        }
     };
     for edit in &edits {
         apply(edit, opts, out)?;
@@ -116,48 +123,6 @@ fn home() -> Result<PathBuf, String> {
         .filter(|h| !h.is_empty())
         .map(PathBuf::from)
         .ok_or_else(|| "HOME is not set".into())
-}
-
-/// Claude Code: `CLAUDE_CODE_SHELL_PREFIX` in `settings.json`'s `env`, and
-/// with `--mcp` the server in `.claude.json` (user) or `.mcp.json`
-/// (project). Its Bash tool shows the model up to 30,000 characters, more
-/// than profile `bash`'s 5000: capout's caps fit as they are.
-pub fn claude_code(opts: &Options, capout: &str, home: &Path) -> Result<Vec<Edit>, String> {
-    let config_dir = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()).map(PathBuf::from);
-    let (settings, mcp_file) = match opts.scope {
-        Scope::User => {
-            let dir = config_dir.clone().unwrap_or_else(|| home.join(".claude"));
-            let mcp = config_dir.map_or_else(|| home.join(".claude.json"), |d| d.join(".claude.json"));
-            (dir.join("settings.json"), mcp)
-        }
-        Scope::Project => (PathBuf::from(".claude/settings.json"), PathBuf::from(".mcp.json")),
-    };
-    let key = |k: &[&str]| k.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
-    // The prefix is one program's path (Claude Code quotes the part of it
-    // before its last " -" as one word, and starts MCP servers through
-    // it): a link to capout, beside the settings, by the name that tells
-    // capout what to do.
-    let dir = settings.parent().map_or_else(PathBuf::new, Path::to_path_buf);
-    let link =
-        std::path::absolute(dir.join(crate::hook::claude_code::PREFIX_NAME)).map_err(|e| e.to_string())?;
-    let prefix = link.to_str().ok_or("the settings' folder is not valid UTF-8")?.to_owned();
-    if prefix.contains(" -") {
-        return Err(format!("the path '{prefix}' holds \" -\", which CLAUDE_CODE_SHELL_PREFIX cannot hold"));
-    }
-    let mut edits = vec![Edit {
-        path: settings,
-        entries: vec![(key(&["env", "CLAUDE_CODE_SHELL_PREFIX"]), Value::from(prefix))],
-        link: Some((link, PathBuf::from(capout))),
-    }];
-    if opts.mcp {
-        let server = serde_json::json!({"type": "stdio", "command": capout, "args": ["--mcp"]});
-        edits.push(Edit {
-            path: mcp_file,
-            entries: vec![(key(&["mcpServers", "capout"]), server)],
-            link: None,
-        });
-    }
-    Ok(edits)
 }
 
 /// The backup of `path`.
@@ -177,14 +142,15 @@ pub(crate) fn read(path: &Path) -> Result<Option<String>, String> {
 
 /// The text of a file after capout's entries were set in `before`.
 pub fn install(before: Option<&str>, edit: &Edit) -> Result<String, String> {
+    if toml::is_toml(&edit.path) {
+        return toml::install(before, edit);
+    }
     let mut root = parse_object(before, &edit.path)?;
     for (keys, value) in &edit.entries {
-        let (mut last, mut parents) = keys.split_last().ok_or("an empty key path")?;
-        // A last key `[]`: the value is one element of the array before it,
-        // added once beside the elements that are there.
-        let element = last == APPEND;
-        if element {
-            (last, parents) = parents.split_last().ok_or("an empty key path")?;
+        let (last, parents) = keys.split_last().ok_or("an empty key path")?;
+        if last == APPEND {
+            append(&mut root, parents, value, &edit.path)?;
+            continue;
         }
         let mut map = &mut root;
         for k in parents {
@@ -192,16 +158,6 @@ pub fn install(before: Option<&str>, edit: &Edit) -> Result<String, String> {
             map = entry
                 .as_object_mut()
                 .ok_or_else(|| format!("{}: '{k}' is not an object", edit.path.display()))?;
-        }
-        if element {
-            let items = map.entry(last.clone()).or_insert_with(|| Value::Array(Vec::new()));
-            let items = items
-                .as_array_mut()
-                .ok_or_else(|| format!("{}: '{last}' is not an array", edit.path.display()))?;
-            if !items.contains(value) {
-                items.push(value.clone());
-            }
-            continue;
         }
         // Another program's shell prefix is the user's: never replaced.
         if let Some(old) = map.get(last).filter(|old| *old != value)
@@ -219,36 +175,70 @@ pub fn install(before: Option<&str>, edit: &Edit) -> Result<String, String> {
     render(&root)
 }
 
+/// The last key of an entry that goes into a list (a harness's list of
+/// hooks) beside the user's own, rather than at a key of its own.
+pub const APPEND: &str = "[]";
+
+/// Whether an element of a list is capout's: a string in it runs
+/// `capout hook HARNESS`.
+fn is_ours(value: &Value) -> bool {
+    match value {
+        Value::String(s) => s.contains("capout") && s.split_whitespace().rev().nth(1) == Some("hook"),
+        Value::Array(items) => items.iter().any(is_ours),
+        Value::Object(map) => map.values().any(is_ours),
+        _ => false,
+    }
+}
+
+/// Puts `value` at the end of the list at `keys` (made as needed), in
+/// place of capout's own elements there (capout may have moved).
+fn append(root: &mut Map<String, Value>, keys: &[String], value: &Value, path: &Path) -> Result<(), String> {
+    let (list, parents) = keys.split_last().ok_or("an empty key path")?;
+    let mut map = root;
+    for k in parents {
+        let entry = map.entry(k.clone()).or_insert_with(|| Value::Object(Map::new()));
+        map = entry.as_object_mut().ok_or_else(|| format!("{}: '{k}' is not an object", path.display()))?;
+    }
+    let items = map.entry(list.clone()).or_insert_with(|| Value::Array(Vec::new()));
+    let items = items.as_array_mut().ok_or_else(|| format!("{}: '{list}' is not a list", path.display()))?;
+    if items.iter().filter(|item| is_ours(item)).eq([value]) {
+        return Ok(());
+    }
+    items.retain(|item| !is_ours(item));
+    items.push(value.clone());
+    Ok(())
+}
+
 /// The text of a file after capout's entries were taken out of `before`
 /// (objects left empty by that removed too).
 pub fn remove(before: &str, edit: &Edit) -> Result<String, String> {
+    if toml::is_toml(&edit.path) {
+        return toml::remove(before, edit);
+    }
     let mut root = parse_object(Some(before), &edit.path)?;
-    for (keys, value) in &edit.entries {
-        remove_path(&mut root, keys, value);
+    for (keys, _) in &edit.entries {
+        remove_path(&mut root, keys);
     }
     render(&root)
 }
 
-/// The last key of an entry whose value is one element of an array.
-pub const APPEND: &str = "[]";
-
-fn remove_path(map: &mut Map<String, Value>, keys: &[String], value: &Value) {
+fn remove_path(map: &mut Map<String, Value>, keys: &[String]) {
     match keys {
         [] => {}
-        [array, tail] if tail == APPEND => {
-            if let Some(Value::Array(items)) = map.get_mut(array) {
-                items.retain(|item| item != value);
-                if items.is_empty() {
-                    map.shift_remove(array);
-                }
-            }
-        }
         [last] => {
             map.shift_remove(last);
         }
+        [first, last] if last == APPEND => {
+            if let Some(Value::Array(items)) = map.get_mut(first) {
+                items.retain(|item| !is_ours(item));
+                if items.is_empty() {
+                    map.shift_remove(first);
+                }
+            }
+        }
         [first, rest @ ..] => {
             if let Some(Value::Object(inner)) = map.get_mut(first) {
-                remove_path(inner, rest, value);
+                remove_path(inner, rest);
                 if inner.is_empty() {
                     map.shift_remove(first);
                 }
@@ -291,7 +281,8 @@ pub(crate) fn apply(edit: &Edit, opts: &Options, out: &mut dyn Write) -> Result<
             saved
         } else {
             let removed = remove(current, edit)?;
-            (removed != "{}\n" || saved.is_some()).then_some(removed)
+            let empty = removed.trim().is_empty() || removed == "{}\n";
+            (!empty || saved.is_some()).then_some(removed)
         }
     } else {
         Some(install(current.as_deref(), edit)?)
@@ -453,6 +444,28 @@ mod tests {
         opts.uninstall = true;
         apply(&e, &opts, &mut out).unwrap();
         assert!(!fresh.exists());
+    }
+
+    #[test]
+    fn a_hook_goes_beside_the_users_own_hooks_once() {
+        let hook = |path: &str| serde_json::json!({"matcher": "Bash", "hooks": [{"type": "command", "command": format!("{path} hook codex")}]});
+        let mut e = Edit {
+            path: PathBuf::from("hooks.json"),
+            entries: vec![(vec!["hooks".into(), "PreToolUse".into(), APPEND.into()], hook("/bin/capout"))],
+            link: None,
+        };
+        let before = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "audit.sh"}]}]}}"#;
+        let once = install(Some(before), &e).unwrap();
+        assert_eq!(install(Some(&once), &e).unwrap(), once);
+        e.entries[0].1 = hook("'/opt/new place/capout'");
+        let moved = install(Some(&once), &e).unwrap();
+        assert_eq!(moved.matches("hook codex").count(), 1, "{moved}");
+        assert!(moved.contains("audit.sh") && moved.contains("new place"), "{moved}");
+        assert_eq!(
+            remove(&moved, &e).unwrap(),
+            "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      {\n        \"matcher\": \"Bash\",\n        \"hooks\": [\n          {\n            \"type\": \"command\",\n            \"command\": \"audit.sh\"\n          }\n        ]\n      }\n    ]\n  }\n}\n"
+        );
+        assert_eq!(remove(&install(None, &e).unwrap(), &e).unwrap(), "{}\n");
     }
 
     #[test]

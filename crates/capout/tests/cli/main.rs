@@ -9,6 +9,7 @@ mod faults;
 mod gnu;
 mod harness;
 mod hooks;
+mod hooks_codex;
 mod keep;
 mod limits;
 mod matches;

@@ -190,8 +190,12 @@ def main():
     if only in ("", "gemini"):
         import gemini
         gemini.main(sys.modules[__name__])
+    if only in ("", "codex"):
+        import codex
+        codex.cases(sys.modules[__name__])
     print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
     sys.exit(1 if RESULTS["failed"] else 0)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -102,6 +102,33 @@ def gemini_reply(call):
             "usageMetadata": usage, "modelVersion": "gemini-2.5-flash"}
 
 
+def responses(handler, body, script):
+    """OpenAI Responses with SSE, as Codex CLI speaks it: a tool result is
+    an input item of type `function_call_output` (or `custom_tool_call_output`)."""
+    items = body.get("input", [])
+    results = sum(1 for i in items if isinstance(i, dict) and i.get("type", "").endswith("call_output"))
+    call = script.answered(results) if body.get("tools") else None
+    rid = "resp_" + uuid.uuid4().hex[:20]
+    if call is None:
+        item = {"type": "message", "id": "msg_" + uuid.uuid4().hex[:20], "role": "assistant", "status": "completed",
+                "content": [{"type": "output_text", "text": "done", "annotations": []}]}
+    else:
+        name, args = call
+        item = {"type": "function_call", "id": "fc_" + uuid.uuid4().hex[:20], "status": "completed",
+                "call_id": "call_" + uuid.uuid4().hex[:20], "name": name, "arguments": json.dumps(args)}
+        if "." in name:
+            # An MCP tool reaches the model in a namespace: `server.tool`.
+            item["namespace"], item["name"] = name.rsplit(".", 1)
+    usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 10,
+             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 20}
+    sse(handler, [
+        ("response.created", {"type": "response.created", "response": {"id": rid}}),
+        ("response.output_item.added", {"type": "response.output_item.added", "output_index": 0, "item": item}),
+        ("response.output_item.done", {"type": "response.output_item.done", "output_index": 0, "item": item}),
+        ("response.completed", {"type": "response.completed", "response": {"id": rid, "usage": usage}}),
+    ])
+
+
 class Handler(BaseHTTPRequestHandler):
     script = None
 
@@ -137,6 +164,8 @@ class Handler(BaseHTTPRequestHandler):
             self.reply(gemini_reply(gemini_call(body, self.script)))
         elif path.endswith(":countTokens"):
             self.reply({"totalTokens": 10})
+        elif path.endswith("/responses"):
+            responses(self, body, self.script)
         elif path.endswith("/count_tokens"):
             self.reply({"input_tokens": 10})
         else:

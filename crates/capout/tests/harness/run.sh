@@ -7,12 +7,12 @@
 # want of one.
 #
 #   bash crates/capout/tests/harness/run.sh
-#   CAPOUT_HARNESS=gemini bash crates/capout/tests/harness/run.sh   (one harness)
+#   CAPOUT_HARNESS=codex bash crates/capout/tests/harness/run.sh   (one harness)
 set -euo pipefail
 cd "$(dirname "$0")/../../../.."
 
 # The versions the tests were written against.
-PACKAGES=("@anthropic-ai/claude-code@2.1.332" "@google/gemini-cli@0.61.0")
+PACKAGES=("@anthropic-ai/claude-code@2.1.332" "@openai/codex@0.171.0" "@google/gemini-cli@0.61.0")
 dir=target/harness
 
 command -v npm >/dev/null || (apt-get update && apt-get install -y nodejs npm) || {

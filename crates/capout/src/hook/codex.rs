@@ -1,0 +1,299 @@
+//! Codex CLI. Its `PreToolUse` hook (in `hooks.json`) sees each command of
+//! the shell tool as `tool_input.command`, and may replace it by printing
+//! `hookSpecificOutput.updatedInput` — which Codex takes only together with
+//! `permissionDecision: "allow"`. That word grants nothing in Codex: an
+//! `allow` without a rewrite is refused as unsupported, and what Codex keeps
+//! of the hook's answer is the rewrite alone; the rewritten command then
+//! goes through Codex's own checks as any command does (its sandbox, its
+//! approval policy, the rules of its `.rules` files and its built-in
+//! refusal of `rm -f`).
+//!
+//! Those checks look at the words of the command they are given, so a
+//! rewrite hides the original's words from them: a rule that forbids `rm`
+//! no longer matches `capout ... 'rm victim'`. This hook therefore rewrites
+//! only a command that no rule can be about: none of its words is a word
+//! of any rule file Codex reads, nor `rm`, `sudo` or `capout`. Every other
+//! command is left to Codex as it is, so that nothing is allowed that
+//! would not be without capout.
+//!
+//! The rewrite is `CAPOUT hook codex "$0" 'COMMAND'`: the shell that Codex
+//! started runs capout, which runs COMMAND in that same shell (`$0`) under
+//! capout's command mode.
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use serde::Deserialize;
+
+use super::{Dispatch, pass};
+
+/// The part of a `PreToolUse` event that matters here.
+#[derive(Debug, Deserialize)]
+pub struct Event {
+    /// `PreToolUse` for the events this hook is meant for.
+    pub hook_event_name: String,
+    /// `Bash` for the shell tool.
+    #[serde(default)]
+    pub tool_name: String,
+    /// `{"command": ...}` for the shell tool.
+    #[serde(default)]
+    pub tool_input: serde_json::Value,
+    /// The working directory of the call, where project rules are looked up.
+    #[serde(default)]
+    pub cwd: String,
+}
+
+/// `capout hook codex [SHELL SCRIPT]`.
+pub fn main(args: &[OsString]) -> Dispatch {
+    match args {
+        [] => Dispatch::Done(event()),
+        // A session on a terminal (`tty: true`) is one the model talks to
+        // as it runs: run as without capout, which would hold its output
+        // back and give it no terminal input.
+        [shell, script] if std::io::stdout().is_terminal() => Dispatch::Done(unwrapped(shell, script)),
+        [shell, script] => Dispatch::Run(command(shell.clone(), script.clone())),
+        _ => Dispatch::Done(pass(&"codex: give a shell and a script, or a hook event on stdin")),
+    }
+}
+
+/// Runs `script` in `shell` as Codex would without capout.
+fn unwrapped(shell: &OsString, script: &OsString) -> ExitCode {
+    use std::os::unix::process::CommandExt;
+    let e = std::process::Command::new(shell).arg("-c").arg(script).exec();
+    let _ = pass(&format_args!("codex: cannot run {}: {e}", shell.to_string_lossy()));
+    crate::exit::Exit::NotExecutable.into()
+}
+
+/// The command line of capout's command mode that runs `script` in `shell`.
+pub fn command(shell: OsString, script: OsString) -> Vec<OsString> {
+    let mut args: Vec<OsString> = vec!["capout".into(), "--profile".into(), super::profile("codex").into()];
+    // Inside a read-only sandbox no file can be saved: the output is still
+    // bounded, and the notice then names no file.
+    if let Some(dir) = super::save_dir().ok().filter(|d| writable(d)) {
+        args.push("--save-dir".into());
+        args.push(dir.into());
+    }
+    args.extend(["--".into(), shell, "-c".into(), script]);
+    args
+}
+
+/// Whether a file can be made in `dir` (a sandbox may forbid it).
+fn writable(dir: &Path) -> bool {
+    tempfile::Builder::new().prefix(".capout-probe-").tempfile_in(dir).is_ok()
+}
+
+/// A `PreToolUse` event on stdin: the rewrite on stdout, or nothing.
+fn event() -> ExitCode {
+    let mut text = String::new();
+    if let Err(e) = std::io::stdin().take(1 << 24).read_to_string(&mut text) {
+        return pass(&format_args!("codex: cannot read the event: {e}"));
+    }
+    let capout = match std::env::current_exe() {
+        Ok(path) => path,
+        Err(e) => return pass(&format_args!("codex: cannot find capout's own path: {e}")),
+    };
+    let Some(capout) = capout.to_str() else {
+        return pass(&"codex: capout's own path is not valid UTF-8");
+    };
+    match rewrite(&text, capout, &rule_words) {
+        Ok(answer) => {
+            let mut out = std::io::stdout().lock();
+            if writeln!(out, "{answer}").and_then(|()| out.flush()).is_err() {
+                return pass(&"codex: cannot write the rewrite");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(why) => pass(&why),
+    }
+}
+
+/// The hook's answer to the event `text`: the rewrite as Codex reads it, or
+/// why the call is left alone. `words` gives the words of the rule files
+/// that apply in a working directory.
+pub fn rewrite(text: &str, capout: &str, words: &dyn Fn(&Path) -> Vec<String>) -> Result<String, String> {
+    let ev: Event = serde_json::from_str(text).map_err(|e| format!("codex: not a hook event: {e}"))?;
+    if ev.hook_event_name != "PreToolUse" || ev.tool_name != "Bash" {
+        return Err(format!("codex: left alone: event {} of tool '{}'", ev.hook_event_name, ev.tool_name));
+    }
+    let Some(command) = ev.tool_input.get("command").and_then(|c| c.as_str()) else {
+        return Err("codex: left alone: the event has no command".into());
+    };
+    if command.trim().is_empty() {
+        return Err("codex: left alone: an empty command".into());
+    }
+    if super::already_wrapped(command) {
+        return Err("codex: left alone: the command already runs under capout".into());
+    }
+    let rules = words(Path::new(&ev.cwd));
+    if let Some(word) = words_of(command).find(|w| BUILT_IN.contains(w) || rules.iter().any(|r| r == w)) {
+        return Err(format!(
+            "codex: left alone: Codex checks its rules on the words of a command, and `{word}` may be one of a rule"
+        ));
+    }
+    let wrapped = format!("{} hook codex \"$0\" {}", super::quote(capout), super::quote(command));
+    let answer = serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "allow",
+            "updatedInput": {"command": wrapped},
+        }
+    });
+    Ok(answer.to_string())
+}
+
+/// Words that Codex decides on without any rule file (its refusal of
+/// `rm -f`, also after `sudo`), and capout's own name, which a user's rule
+/// could be about.
+const BUILT_IN: &[&str] = &["rm", "sudo", "capout"];
+
+/// The words of a shell command, split at blanks, quotes and operators,
+/// each also without its folder: more than the shell's words, never fewer.
+fn words_of(command: &str) -> impl Iterator<Item = &str> {
+    command
+        .split(|c: char| c.is_whitespace() || "\"'`;&|(){}<>$=\\!*?[]#~".contains(c))
+        .filter(|w| !w.is_empty())
+        .flat_map(|w| [w, w.rsplit('/').next().unwrap_or(w)])
+}
+
+/// The words of every rule file that Codex reads for a call in `cwd`: its
+/// own folder's (`$CODEX_HOME`, else `~/.codex`), the system's
+/// (`/etc/codex`), and each project's `.codex` from `cwd` up.
+pub fn rule_words(cwd: &Path) -> Vec<String> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    if let Some(home) = std::env::var_os("CODEX_HOME").filter(|h| !h.is_empty()) {
+        dirs.push(PathBuf::from(home));
+    } else if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        dirs.push(Path::new(&home).join(".codex"));
+    }
+    dirs.push(PathBuf::from("/etc/codex"));
+    dirs.extend(cwd.ancestors().filter(|d| d.is_absolute()).map(|d| d.join(".codex")));
+    let mut words = Vec::new();
+    for dir in dirs {
+        let mut files = vec![dir.join("requirements.toml")];
+        if let Ok(entries) = std::fs::read_dir(dir.join("rules")) {
+            files.extend(entries.flatten().map(|e| e.path()));
+        }
+        for file in files {
+            if let Ok(text) = std::fs::read_to_string(&file) {
+                words.extend(literals(&text).flat_map(|w| {
+                    let base = w.rsplit('/').next().unwrap_or(w).to_owned();
+                    [w.to_owned(), base]
+                }));
+            }
+        }
+    }
+    words
+}
+
+/// The contents of the quoted strings in `text` (Starlark or TOML), each
+/// split at blanks.
+fn literals(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        let start = rest.find(['"', '\''])?;
+        let quote = rest.as_bytes()[start];
+        let body = &rest[start + 1..];
+        let mut end = body.len();
+        let mut escaped = false;
+        for (i, b) in body.bytes().enumerate() {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == quote {
+                end = i;
+                break;
+            }
+        }
+        rest = body.get(end + 1..).unwrap_or_default();
+        Some(&body[..end])
+    })
+    .flat_map(str::split_whitespace)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `PreToolUse` event as Codex CLI 0.171.0 sends it.
+    const SAMPLE: &str = r#"{"session_id":"01a232e3-c0a3-75c2-adcb-e984a71ac262","turn_id":"01a232e3-c0c3-72f0-b3b3-768626a52ca0","transcript_path":"/tmp/h/.codex/sessions/rollout.jsonl","cwd":"/tmp/h/proj","hook_event_name":"PreToolUse","model":"test-model","permission_mode":"bypassPermissions","tool_name":"Bash","tool_input":{"command":"seq 100000"},"tool_use_id":"call_a716e8c3bc86477ab4f1"}"#;
+
+    fn none(_: &Path) -> Vec<String> {
+        Vec::new()
+    }
+
+    fn with_command(command: &str) -> String {
+        SAMPLE.replace(r#""seq 100000""#, &serde_json::to_string(command).unwrap())
+    }
+
+    #[test]
+    fn a_shell_command_is_wrapped_in_codexs_schema() {
+        assert_eq!(
+            rewrite(SAMPLE, "/opt/my tools/capout", &none).unwrap(),
+            r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"'/opt/my tools/capout' hook codex \"$0\" 'seq 100000'"}}}"#
+        );
+    }
+
+    #[test]
+    fn quotes_and_heredocs_stay_one_argument() {
+        let command = "cat <<'EOF'\nit's \"x\"\nEOF";
+        let answer: serde_json::Value =
+            serde_json::from_str(&rewrite(&with_command(command), "/bin/capout", &none).unwrap()).unwrap();
+        assert_eq!(
+            answer["hookSpecificOutput"]["updatedInput"]["command"],
+            "/bin/capout hook codex \"$0\" 'cat <<'\\''EOF'\\''\nit'\\''s \"x\"\nEOF'"
+        );
+    }
+
+    #[test]
+    fn a_word_of_a_rule_leaves_the_command_to_codex() {
+        let rules = |_: &Path| vec!["git".to_owned(), "status".to_owned()];
+        assert_eq!(
+            rewrite(&with_command("cd sub && git status"), "/bin/capout", &rules).unwrap_err(),
+            "codex: left alone: Codex checks its rules on the words of a command, and `git` may be one of a rule"
+        );
+        assert!(rewrite(&with_command("/bin/rm -f victim"), "/bin/capout", &none).is_err());
+        assert!(rewrite(&with_command("echo $(sudo ls)"), "/bin/capout", &none).is_err());
+        assert!(rewrite(&with_command("seq 3 | capout -n 1"), "/bin/capout", &none).is_err());
+    }
+
+    #[test]
+    fn bad_json_other_events_and_wrapped_commands_are_left_alone() {
+        assert!(
+            rewrite("{not json", "/bin/capout", &none).unwrap_err().starts_with("codex: not a hook event: ")
+        );
+        assert_eq!(
+            rewrite(r#"{"hook_event_name":"PostToolUse","tool_name":"Bash"}"#, "/bin/capout", &none)
+                .unwrap_err(),
+            "codex: left alone: event PostToolUse of tool 'Bash'"
+        );
+        assert_eq!(
+            rewrite(&with_command("'/opt/x/capout' hook codex \"$0\" 'ls'"), "/bin/capout", &none)
+                .unwrap_err(),
+            "codex: left alone: the command already runs under capout"
+        );
+    }
+
+    #[test]
+    fn rule_files_give_their_quoted_words() {
+        let text = "# a comment\nprefix_rule(pattern=[\"git\", [\"status\", 'log']], decision=\"allow\", justification=\"read \\\"only\\\"\")\nhost_executable(name=\"rm\", paths=[\"/usr/bin/rm\"])\n";
+        assert_eq!(
+            literals(text).collect::<Vec<_>>(),
+            ["git", "status", "log", "allow", "read", "\\\"only\\\"", "rm", "/usr/bin/rm"]
+        );
+    }
+
+    #[test]
+    fn rule_words_reads_the_users_and_the_projects_rules() {
+        let home = tempfile::tempdir().unwrap();
+        let proj = home.path().join("proj/sub");
+        std::fs::create_dir_all(home.path().join("proj/.codex/rules")).unwrap();
+        std::fs::create_dir_all(&proj).unwrap();
+        std::fs::write(home.path().join("proj/.codex/rules/a.rules"), "prefix_rule(pattern=[\"make\"])")
+            .unwrap();
+        let words = rule_words(&proj);
+        assert!(words.iter().any(|w| w == "make"), "{words:?}");
+    }
+}

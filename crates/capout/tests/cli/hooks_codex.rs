@@ -1,0 +1,149 @@
+//! `capout init codex` and `capout hook codex`, run as Codex CLI runs
+//! them, without Codex.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use crate::common::clean_env;
+
+/// A throwaway home, with its own temporary folder, on the file system of
+/// the binary (see [`capout_in_spaces`]).
+fn home() -> tempfile::TempDir {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    std::fs::create_dir(dir.path().join("tmp")).unwrap();
+    dir
+}
+
+/// capout in a folder whose name holds a space, as a user may keep it: a
+/// hard link, which capout's own path names as it was started (a copy
+/// being written could be run by no test while another forks).
+fn capout_in_spaces(home: &Path) -> std::path::PathBuf {
+    let dir = home.join("my tools");
+    std::fs::create_dir(&dir).unwrap();
+    let link = dir.join("capout");
+    std::fs::hard_link(env!("CARGO_BIN_EXE_capout"), &link).unwrap();
+    link
+}
+
+fn run(program: &Path, home: &Path, args: &[&str], stdin: &str) -> Output {
+    let mut cmd = Command::new(program);
+    clean_env(&mut cmd)
+        .args(args)
+        .env("HOME", home)
+        .env("TMPDIR", home.join("tmp"))
+        .env_remove("CODEX_HOME")
+        .current_dir(home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn event(command: &str, cwd: &Path) -> String {
+    serde_json::json!({
+        "session_id": "s", "turn_id": "t", "cwd": cwd, "hook_event_name": "PreToolUse",
+        "model": "m", "permission_mode": "default", "tool_name": "Bash",
+        "tool_input": {"command": command}, "tool_use_id": "call_1",
+    })
+    .to_string()
+}
+
+#[test]
+fn init_codex_writes_the_hook_with_a_path_that_holds_a_space_and_uninstall_gives_the_files_back() {
+    let home = home();
+    let capout = capout_in_spaces(home.path());
+    let dir = home.path().join(".codex");
+    std::fs::create_dir(&dir).unwrap();
+    let config = "# mine\nmodel = \"o3\"   # kept\n\n[tui]\ntheme = \"dark\"\n";
+    let hooks = "{\"hooks\":{\"PreToolUse\":[{\"matcher\":\"Bash\",\"hooks\":[{\"type\":\"command\",\"command\":\"audit.sh\"}]}]}}";
+    std::fs::write(dir.join("config.toml"), config).unwrap();
+    std::fs::write(dir.join("hooks.json"), hooks).unwrap();
+
+    let out = run(&capout, home.path(), &["init", "codex", "--mcp"], "");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(out.status.code(), Some(0));
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("hooks.json")).unwrap()).unwrap();
+    let quoted = format!("'{}' hook codex", capout.display());
+    assert_eq!(
+        written,
+        serde_json::json!({"hooks": {"PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "audit.sh"}]},
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": quoted}]},
+        ]}})
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("config.toml")).unwrap(),
+        format!("{config}\n[mcp_servers.capout]\ncommand = \"{}\"\nargs = [\"--mcp\"]\n", capout.display())
+    );
+    let again = run(&capout, home.path(), &["init", "codex", "--mcp"], "");
+    assert_eq!(
+        String::from_utf8_lossy(&again.stdout),
+        format!("{}/hooks.json: unchanged\n{}/config.toml: unchanged\n", dir.display(), dir.display())
+    );
+
+    let out = run(&capout, home.path(), &["init", "codex", "--mcp", "--uninstall"], "");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(dir.join("config.toml")).unwrap(), config);
+    assert_eq!(std::fs::read_to_string(dir.join("hooks.json")).unwrap(), hooks);
+    assert!(!dir.join("hooks.json.capout-backup").exists());
+}
+
+#[test]
+fn hook_codex_rewrites_a_command_and_the_rewrite_runs_it_under_capout() {
+    let home = home();
+    let capout = capout_in_spaces(home.path());
+    let out = run(&capout, home.path(), &["hook", "codex"], &event("seq 10000; exit 3", home.path()));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(out.status.code(), Some(0));
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let command = answer["hookSpecificOutput"]["updatedInput"]["command"].as_str().unwrap();
+    assert_eq!(command, format!("'{}' hook codex \"$0\" 'seq 10000; exit 3'", capout.display()));
+    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "allow");
+
+    // Run as Codex runs it: in a login shell.
+    let ran = run(Path::new("/bin/bash"), home.path(), &["-lc", command], "");
+    let tail = (1..=10000).fold(String::new(), |mut s, i| {
+        s.push_str(&i.to_string());
+        s.push('\n');
+        s
+    });
+    let tail = &tail[tail.len() - 5000..];
+    let text = String::from_utf8_lossy(&ran.stdout);
+    let (kept, notice) = text.split_once("... (truncated, showing last 5000 chars; full output: ").unwrap();
+    assert_eq!(kept, tail);
+    let saved = notice.strip_suffix(")\n").unwrap();
+    assert!(saved.starts_with(&home.path().join("tmp/capout-").display().to_string()), "{saved}");
+    assert_eq!(std::fs::read(saved).unwrap().len(), 48894);
+    assert_eq!(ran.status.code(), Some(3));
+}
+
+#[test]
+fn hook_codex_leaves_alone_a_command_that_a_rule_may_be_about() {
+    let home = home();
+    let rules = home.path().join(".codex/rules");
+    std::fs::create_dir_all(&rules).unwrap();
+    std::fs::write(rules.join("default.rules"), "prefix_rule(pattern=[\"make\"], decision=\"prompt\")\n")
+        .unwrap();
+    let capout = Path::new(env!("CARGO_BIN_EXE_capout"));
+    for (command, word) in
+        [("cd sub && make -j4", "make"), ("rm -f victim", "rm"), ("x | sudo tee y", "sudo")]
+    {
+        let out = run(capout, home.path(), &["hook", "codex"], &event(command, home.path()));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "", "{command}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!(
+                "capout: hook: codex: left alone: Codex checks its rules on the words of a command, and `{word}` may be one of a rule\n"
+            )
+        );
+        assert_eq!(out.status.code(), Some(0));
+    }
+    let out = run(capout, home.path(), &["hook", "codex"], "{\"hook_event_name\": 3}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("capout: hook: codex: not a hook event: "));
+    assert_eq!(out.status.code(), Some(0));
+}
