@@ -6,6 +6,7 @@
 //! filter's path; each harness's wire format has a module of its own.
 
 pub mod claude_code;
+pub mod opencode;
 
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Write};
@@ -23,7 +24,7 @@ pub enum Dispatch {
 }
 
 /// The harnesses that `capout hook` and `capout init` know.
-pub const HARNESSES: &[&str] = &["claude-code"];
+pub const HARNESSES: &[&str] = &["claude-code", "opencode"];
 
 /// Whether capout's first argument, `word`, starts `capout hook` or
 /// `capout init`.
@@ -58,6 +59,7 @@ pub fn requested(args: &[OsString]) -> Option<Dispatch> {
 fn run(harness: Option<&str>, rest: &[OsString]) -> Dispatch {
     match harness {
         Some("claude-code") => claude_code::main(rest),
+        Some("opencode") => opencode::main(rest),
         Some(other) => {
             Dispatch::Done(pass(&format_args!("unknown harness '{other}' (known: {})", HARNESSES.join(", "))))
         }

@@ -15,6 +15,8 @@ use serde_json::{Map, Value};
 
 use crate::exit::Exit;
 
+pub mod opencode;
+
 /// Where the configuration goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
@@ -56,7 +58,7 @@ pub fn main(args: &[OsString]) -> ExitCode {
         Err(e) => {
             let _ = writeln!(
                 io::stderr(),
-                "capout: init: {e}\nusage: capout init claude-code [--project | --user] [--mcp] [--uninstall] [--dry-run]"
+                "capout: init: {e}\nusage: capout init claude-code|opencode [--project | --user] [--mcp] [--uninstall] [--dry-run]"
             );
             return Exit::Usage.into();
         }
@@ -90,7 +92,7 @@ pub fn parse(args: &[OsString]) -> Result<Options, String> {
     if scopes > 1 {
         return Err("give --project or --user, not both".into());
     }
-    opts.harness = harness.ok_or("name a harness: claude-code")?;
+    opts.harness = harness.ok_or_else(|| format!("name a harness: {}", crate::hook::HARNESSES.join(", ")))?;
     Ok(opts)
 }
 
@@ -100,7 +102,8 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> Result<(), String> {
     let capout = capout.to_str().ok_or("capout's own path is not valid UTF-8")?.to_owned();
     let edits = match opts.harness.as_str() {
         "claude-code" => claude_code(opts, &capout, &home()?)?,
-        other => return Err(format!("unknown harness '{other}' (known: claude-code)")),
+        "opencode" => opencode::opencode(opts, &capout, &home()?, out)?,
+        other => return Err(format!("unknown harness '{other}' (known: {})", crate::hook::HARNESSES.join(", "))),
     };
     for edit in &edits {
         apply(edit, opts, out)?;
@@ -334,7 +337,7 @@ fn link(edit: &Edit, uninstall: bool) -> Result<(), String> {
 /// Writes `text` to a temporary file beside `path` and renames it over
 /// `path`, keeping `path`'s permissions: a reader sees the old file or the
 /// new, never half of one.
-fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
+pub(crate) fn write_atomic(path: &Path, text: &str) -> Result<(), String> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let fail = |e: io::Error| format!("cannot write {}: {e}", path.display());
     let mut tmp = tempfile::Builder::new().prefix(".capout-").tempfile_in(dir).map_err(fail)?;

@@ -180,10 +180,16 @@ def claude_cases():
 
 
 def main():
-    if not os.access(CLAUDE, os.X_OK):
-        check("claude-code is installed", False, CLAUDE)
-    else:
-        claude_cases()
+    # CAPOUT_HARNESS=NAME runs one harness's cases only (while working on it).
+    only = os.environ.get("CAPOUT_HARNESS")
+    if only in (None, "claude-code"):
+        if not os.access(CLAUDE, os.X_OK):
+            check("claude-code is installed", False, CLAUDE)
+        else:
+            claude_cases()
+    if only in (None, "opencode"):
+        import opencode
+        opencode.run_cases(sys.modules[__name__])
     print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
     sys.exit(1 if RESULTS["failed"] else 0)
 

@@ -7,11 +7,13 @@
 # want of one.
 #
 #   bash crates/capout/tests/harness/run.sh
+#   CAPOUT_HARNESS=opencode bash crates/capout/tests/harness/run.sh   (one harness)
 set -euo pipefail
 cd "$(dirname "$0")/../../../.."
 
 # The versions the tests were written against.
 PACKAGES=("@anthropic-ai/claude-code@2.1.332")
+PACKAGES+=("opencode-ai@1.18.33")
 dir=target/harness
 
 command -v npm >/dev/null || (apt-get update && apt-get install -y nodejs npm) || {
@@ -19,16 +21,21 @@ command -v npm >/dev/null || (apt-get update && apt-get install -y nodejs npm) |
     exit 1
 }
 mkdir -p "$dir"
+# One npm install of every package: with --no-save, npm takes out what the
+# command does not name, so installing them one at a time would remove the
+# others.
+missing=0
 for package in "${PACKAGES[@]}"; do
     name=${package%@*}
     have=$(node -p "require('./$dir/node_modules/$name/package.json').version" 2>/dev/null || true)
-    if [[ "$name@$have" != "$package" ]]; then
-        npm install --prefix "$dir" --no-audit --no-fund --no-save --loglevel=error "$package" || {
-            echo "tests/harness: cannot install $package from npm" >&2
-            exit 1
-        }
-    fi
+    [[ "$name@$have" == "$package" ]] || missing=1
 done
+if ((missing)); then
+    npm install --prefix "$dir" --no-audit --no-fund --no-save --loglevel=error "${PACKAGES[@]}" || {
+        echo "tests/harness: cannot install ${PACKAGES[*]} from npm" >&2
+        exit 1
+    }
+fi
 command -v pgrep >/dev/null || (apt-get update && apt-get install -y procps)
 cargo build --quiet --bins
 exec python3 crates/capout/tests/harness/harness.py "$PWD/target/debug/capout" "$PWD/$dir"
