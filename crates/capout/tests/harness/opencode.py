@@ -36,10 +36,12 @@ def run_cases(h):
         return subprocess.run([h.CAPOUT, "init", "opencode", *args], cwd=home.proj, env=env(home),
                               capture_output=True, text=True, timeout=60)
 
+    last = {}
+
     def run(home, calls):
         """Runs opencode on `calls`; the tool results it sent back."""
         h.SCRIPT.reset(calls)
-        p = subprocess.run([opencode, "run", "go", "--format", "json"], cwd=home.proj, env=env(home),
+        p = last["run"] = subprocess.run([opencode, "run", "go", "--format", "json"], cwd=home.proj, env=env(home),
                            capture_output=True, text=True, timeout=300)
         with h.SCRIPT.lock:
             asked = [r["body"] for r in h.SCRIPT.requests if r["body"].get("tools")]
@@ -50,7 +52,7 @@ def run_cases(h):
                 if isinstance(c, list):
                     c = "".join(x.get("text", "") for x in c)
                 results.append(c)
-        if len(results) != len(calls):
+        if len(results) != len(calls) and "auto-rejecting" not in p.stdout + p.stderr:
             print(f"     opencode exited {p.returncode}: {p.stdout[-600:]} {p.stderr[-600:]}")
         return results
 
@@ -58,7 +60,7 @@ def run_cases(h):
         return ("bash", {"command": command, "description": "run", **more})
 
     rules = {"bash": {"*": "allow", "rm *": "deny", "git status": "allow", "touch *": "ask"}}
-    config = ("{\n    \"model\": \"local/m\",\n    \"small_model\": \"local/m\",\n    \"autoupdate\": false,\n"
+    config = ("{\n    \"$schema\": \"https://opencode.ai/config.json\",\n    \"model\": \"local/m\",\n    \"small_model\": \"local/m\",\n    \"autoupdate\": false,\n"
               "    \"share\": \"disabled\",\n    \"permission\": " + json.dumps(rules) + ",\n    \"provider\": "
               + json.dumps({"local": {"npm": "@ai-sdk/openai-compatible", "name": "local",
                                       "options": {"baseURL": h.URL + "/v1", "apiKey": "sk-test"},
@@ -81,10 +83,16 @@ def run_cases(h):
             and os.path.exists(os.path.join(cfg, "plugin", "capout.js")), dry.stdout + dry.stderr)
 
     whole = "".join(f"{i}\n" for i in range(1, 100001))
-    r0 = run(plain, [bash("seq 100000")])
-    print(f"     seq 100000 without capout: {h.describe(r0[0]) if r0 else None}")
+    def describe(text):
+        lines = text.rstrip("\n").split("\n")
+        return f"{len(text)} chars, lines {lines[0]!r} {lines[1] if len(lines) > 1 else ''!r} ... {lines[-1]!r}"
+
+    for _ in range(4):
+        r0 = run(plain, [bash("seq 100000")])
+        print(f"     seq 100000 without capout: {describe(r0[0]) if r0 else None}")
     runs = [run(wrapped, [bash("seq 100000")]) for _ in range(4)]
-    print(f"     seq 100000 with capout:    {h.describe(runs[0][0]) if runs[0] else None}")
+    for r in runs:
+        print(f"     seq 100000 with capout:    {describe(r[0]) if r else None}")
     tail = whole[-5000:]
     fine = 0
     for r in runs:
@@ -127,7 +135,9 @@ def run_cases(h):
     for home in (plain, wrapped):
         r = run(home, [bash("touch made-without-asking")])
         h.check(f"opencode{tag(home)}: a rule that asks still asks (opencode run rejects the question)",
-                not os.path.exists(os.path.join(home.proj, "made-without-asking")) and len(r) == 1 and "rejected" in r[0], f"{r!r}")
+                not os.path.exists(os.path.join(home.proj, "made-without-asking")) and not r
+                and "permission requested: bash (touch made-without-asking); auto-rejecting" in last["run"].stderr,
+                f"{r!r} {last['run'].stderr[-300:]!r}")
 
     for home in (plain, wrapped):
         with open(os.path.join(home.proj, "slow.sh"), "w") as f:
@@ -149,7 +159,7 @@ def run_cases(h):
     p = init(wrapped, "--mcp", "--uninstall")
     after = open(os.path.join(cfg, "opencode.json")).read()
     h.check("opencode: init --uninstall gives opencode.json back byte for byte and removes the plugin",
-            p.returncode == 0 and after == config and not os.path.exists(os.path.join(cfg, "plugin", "capout.js"))
+            p.returncode == 0 and after == config == open(os.path.join(plain.dir, ".config", "opencode", "opencode.json")).read() and not os.path.exists(os.path.join(cfg, "plugin", "capout.js"))
             and not os.path.exists(os.path.join(cfg, "opencode.json.capout-backup")), p.stdout + p.stderr + after)
     for home in (plain, wrapped):
         shutil.rmtree(home.dir, ignore_errors=True)
