@@ -14,6 +14,7 @@ mod limits;
 mod matches;
 mod mcp_cli;
 mod newuser;
+mod opencode_hook;
 mod profiles;
 mod render;
 mod render_cli;
