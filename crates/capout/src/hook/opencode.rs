@@ -35,22 +35,23 @@ pub struct Event {
     pub args: serde_json::Value,
 }
 
-/// `capout hook opencode`: an event on stdin; or `--run SHELL SCRIPT ARG0`,
+/// `capout hook opencode`: an event on stdin; or `--run SHELL SCRIPT ZEROTH`,
 /// the command of a shell call, from the `BASH_ENV` file.
 pub fn main(args: &[OsString]) -> Dispatch {
     match args {
         [] => Dispatch::Done(event()),
-        [flag, shell, script, arg0] if flag == "--run" => {
-            Dispatch::Run(command(shell.clone(), script.clone(), arg0.clone()))
+        [flag, shell, script, zeroth] if flag == "--run" => {
+            Dispatch::Run(command(shell.clone(), script.clone(), zeroth.clone()))
         }
         _ => Dispatch::Done(pass(&"opencode: give a hook event on stdin")),
     }
 }
 
 /// The command line of capout's command mode that runs `script` in
-/// `shell`, with `arg0` as its `$0`, as opencode would have run it.
-pub fn command(shell: OsString, script: OsString, arg0: OsString) -> Vec<OsString> {
-    let mut args: Vec<OsString> = vec!["capout".into(), "--profile".into(), super::profile("opencode").into()];
+/// `shell`, with `zeroth` as its `$0`, as opencode would have run it.
+pub fn command(shell: OsString, script: OsString, zeroth: OsString) -> Vec<OsString> {
+    let mut args: Vec<OsString> =
+        vec!["capout".into(), "--profile".into(), super::profile("opencode").into()];
     match super::save_dir() {
         Ok(dir) => {
             args.push("--save-dir".into());
@@ -60,7 +61,7 @@ pub fn command(shell: OsString, script: OsString, arg0: OsString) -> Vec<OsStrin
             let _ = pass(&format_args!("opencode: the full output is not saved: {e}"));
         }
     }
-    args.extend(["--".into(), shell, "-c".into(), script, arg0]);
+    args.extend(["--".into(), shell, "-c".into(), script, zeroth]);
     args
 }
 
@@ -76,7 +77,10 @@ fn event() -> ExitCode {
             Err(why) => pass(&format_args!("opencode: left alone: {why}")),
             Ok(file) => {
                 let old = std::env::var_os("BASH_ENV");
-                let reply = reply(&file, old.as_ref().and_then(|o| o.to_str()));
+                // The plugin runs this hook from opencode's own process,
+                // which also starts the shell.
+                let opencode = rustix::process::Pid::as_raw(rustix::process::getppid());
+                let reply = reply(&file, opencode, old.as_ref().and_then(|o| o.to_str()));
                 let mut out = std::io::stdout().lock();
                 match writeln!(out, "{reply}").and_then(|()| out.flush()) {
                     Ok(()) => ExitCode::SUCCESS,
@@ -102,12 +106,14 @@ pub fn decide(text: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The plugin's reply: the variables to give the shell. The user's own
-/// `BASH_ENV`, if any, travels in `CAPOUT_BASH_ENV` and is given back to
-/// the command.
-pub fn reply(file: &Path, old_bash_env: Option<&str>) -> String {
+/// The plugin's reply: the variables to give the shell. `opencode` is the
+/// process that starts it: a bash that another shell started reads the
+/// file too, and leaves its command alone. The user's own `BASH_ENV`, if
+/// any, travels in `CAPOUT_BASH_ENV` and is given back to the command.
+pub fn reply(file: &Path, opencode: i32, old_bash_env: Option<&str>) -> String {
     let mut env = serde_json::Map::new();
     env.insert("BASH_ENV".into(), file.to_string_lossy().into_owned().into());
+    env.insert("CAPOUT_OPENCODE_PID".into(), opencode.to_string().into());
     if let Some(old) = old_bash_env {
         env.insert("CAPOUT_BASH_ENV".into(), old.into());
     }
@@ -120,12 +126,14 @@ pub fn env_script(capout: &str) -> String {
     format!(
         "# capout for opencode: the shell tool's command, as opencode checked it,\n\
          # runs under capout's command mode (see `capout hook opencode`).\n\
+         capout_opencode=${{CAPOUT_OPENCODE_PID-}}; unset CAPOUT_OPENCODE_PID\n\
          if [ -n \"${{CAPOUT_BASH_ENV+set}}\" ]; then BASH_ENV=$CAPOUT_BASH_ENV; unset CAPOUT_BASH_ENV; else unset BASH_ENV; fi\n\
-         if [ -n \"${{BASH_EXECUTION_STRING+set}}\" ]; then\n\
+         if [ -n \"${{BASH_EXECUTION_STRING+set}}\" ] && [ \"$PPID\" = \"$capout_opencode\" ]; then\n\
          \x20   shopt -s execfail\n\
          \x20   exec {capout} hook opencode --run \"$BASH\" \"$BASH_EXECUTION_STRING\" \"$0\"\n\
          \x20   shopt -u execfail\n\
          fi\n\
+         unset capout_opencode\n\
          if [ -n \"${{BASH_ENV-}}\" ] && [ -r \"$BASH_ENV\" ]; then . \"$BASH_ENV\"; fi\n"
     )
 }
@@ -168,21 +176,29 @@ mod tests {
             decide(r#"{"tool":"bash","args":{"command":"capout -- make"}}"#),
             Err("opencode: left alone: the command already runs under capout".into())
         );
-        assert_eq!(decide(r#"{"tool":"bash","args":{}}"#), Err("opencode: left alone: the call has no command".into()));
+        assert_eq!(
+            decide(r#"{"tool":"bash","args":{}}"#),
+            Err("opencode: left alone: the call has no command".into())
+        );
         assert!(decide("{not json").unwrap_err().starts_with("opencode: not a hook event: "));
     }
 
     #[test]
     fn the_reply_keeps_the_users_own_bash_env() {
-        assert_eq!(reply(Path::new("/t/o.bash"), None), r#"{"env":{"BASH_ENV":"/t/o.bash"}}"#);
         assert_eq!(
-            reply(Path::new("/t/o.bash"), Some("/home/u/.benv")),
-            r#"{"env":{"BASH_ENV":"/t/o.bash","CAPOUT_BASH_ENV":"/home/u/.benv"}}"#
+            reply(Path::new("/t/o.bash"), 7, None),
+            r#"{"env":{"BASH_ENV":"/t/o.bash","CAPOUT_OPENCODE_PID":"7"}}"#
+        );
+        assert_eq!(
+            reply(Path::new("/t/o.bash"), 7, Some("/home/u/.benv")),
+            r#"{"env":{"BASH_ENV":"/t/o.bash","CAPOUT_OPENCODE_PID":"7","CAPOUT_BASH_ENV":"/home/u/.benv"}}"#
         );
     }
 
     #[test]
     fn the_env_script_quotes_a_path_with_spaces() {
-        assert!(env_script("/opt/my tools/capout").contains("exec '/opt/my tools/capout' hook opencode --run "));
+        assert!(
+            env_script("/opt/my tools/capout").contains("exec '/opt/my tools/capout' hook opencode --run ")
+        );
     }
 }

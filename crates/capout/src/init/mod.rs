@@ -103,7 +103,9 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> Result<(), String> {
     let edits = match opts.harness.as_str() {
         "claude-code" => claude_code(opts, &capout, &home()?)?,
         "opencode" => opencode::opencode(opts, &capout, &home()?, out)?,
-        other => return Err(format!("unknown harness '{other}' (known: {})", crate::hook::HARNESSES.join(", "))),
+        other => {
+            return Err(format!("unknown harness '{other}' (known: {})", crate::hook::HARNESSES.join(", ")));
+        }
     };
     for edit in &edits {
         apply(edit, opts, out)?;

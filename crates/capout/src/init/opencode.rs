@@ -40,7 +40,10 @@ pub fn opencode(opts: &Options, capout: &str, home: &Path, out: &mut dyn Write) 
         Scope::User => dir.join("opencode.json"),
     };
     if std::fs::read_to_string(&json).is_ok_and(|t| t.lines().any(|l| l.trim_start().starts_with("//"))) {
-        return Err(format!("{} has comments, which capout cannot keep; add the server by hand", json.display()));
+        return Err(format!(
+            "{} has comments, which capout cannot keep; add the server by hand",
+            json.display()
+        ));
     }
     let server = serde_json::json!({"type": "local", "command": [capout, "--mcp"], "enabled": true});
     Ok(vec![Edit { path: json, entries: vec![(vec!["mcp".into(), "capout".into()], server)], link: None }])
@@ -109,7 +112,8 @@ fn plugin(path: &Path, text: &str, opts: &Options, out: &mut dyn Write) -> Resul
     }
     if opts.dry_run {
         let name = path.display().to_string();
-        let diff = similar::TextDiff::from_lines(current.as_deref().unwrap_or_default(), after.unwrap_or_default());
+        let diff =
+            similar::TextDiff::from_lines(current.as_deref().unwrap_or_default(), after.unwrap_or_default());
         let _ = write!(out, "{}", diff.unified_diff().header(&name, &name));
         return Ok(());
     }
@@ -149,10 +153,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("plugin").join("capout.js");
         let mut out = Vec::new();
-        plugin(&path, "// capout: written by `capout init opencode`; x\n", &opts(false, true), &mut out).unwrap();
+        plugin(&path, "// capout: written by `capout init opencode`; x\n", &opts(false, true), &mut out)
+            .unwrap();
         assert!(!path.exists());
-        plugin(&path, "// capout: written by `capout init opencode`; x\n", &opts(false, false), &mut out).unwrap();
-        plugin(&path, "// capout: written by `capout init opencode`; x\n", &opts(false, false), &mut out).unwrap();
+        plugin(&path, "// capout: written by `capout init opencode`; x\n", &opts(false, false), &mut out)
+            .unwrap();
+        plugin(&path, "// capout: written by `capout init opencode`; x\n", &opts(false, false), &mut out)
+            .unwrap();
         plugin(&path, "", &opts(true, false), &mut out).unwrap();
         assert!(!path.exists());
         let name = path.display();

@@ -87,7 +87,10 @@ fn init_opencode_leaves_an_opencode_json_with_comments() {
             dir.join("opencode.json").display()
         )
     );
-    assert_eq!(std::fs::read_to_string(dir.join("opencode.json")).unwrap(), "{\n  // mine\n  \"model\": \"x\"\n}\n");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("opencode.json")).unwrap(),
+        "{\n  // mine\n  \"model\": \"x\"\n}\n"
+    );
 }
 
 #[test]
@@ -99,14 +102,16 @@ fn the_opencode_hook_names_a_bash_env_that_runs_the_unchanged_command_under_capo
     );
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     let reply: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let file = reply["env"]["BASH_ENV"].as_str().unwrap().to_owned();
+    let env = reply["env"].as_object().unwrap().clone();
+    let file = env["BASH_ENV"].as_str().unwrap();
     assert!(file.ends_with("/opencode.bash"), "{file}");
+    assert_eq!(env["CAPOUT_OPENCODE_PID"], std::process::id().to_string());
     // As opencode's shell tool runs a command: `bash -c COMMAND`, stdin
     // closed, with the plugin's variables added to its environment.
     let run = |command: &str| {
         std::process::Command::new("bash")
             .args(["-c", command])
-            .env("BASH_ENV", &file)
+            .envs(env.iter().map(|(k, v)| (k, v.as_str().unwrap())))
             .env("TMPDIR", home.path().join("tmp"))
             .env_remove("CAPOUT_OPTS")
             .env_remove("CAPOUT_CONFIG")
@@ -124,6 +129,15 @@ fn the_opencode_hook_names_a_bash_env_that_runs_the_unchanged_command_under_capo
     let out = run("cat <<'EOF'\nit's \"q\" $HOME\nEOF\necho \"$0\" \"${BASH_ENV-unset}\"; cd /; export X=1");
     assert_eq!(String::from_utf8(out.stdout).unwrap(), "it's \"q\" $HOME\nbash unset\n");
     assert_eq!(out.status.code(), Some(0));
+    // A shell that does not read BASH_ENV hands it on: a bash it starts
+    // is not opencode's, and runs its command as it is.
+    let nested = std::process::Command::new("sh")
+        .args(["-c", "bash -c 'seq 100000' | wc -l"])
+        .envs(env.iter().map(|(k, v)| (k, v.as_str().unwrap())))
+        .env("TMPDIR", home.path().join("tmp"))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8(nested.stdout).unwrap().trim(), "100000");
 }
 
 #[test]
@@ -145,5 +159,8 @@ fn the_opencode_hook_leaves_other_tools_bad_json_and_wrapped_commands_alone() {
     assert!(out.status.success());
     assert_eq!(out.stdout, b"");
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.starts_with("capout: hook: opencode: not a hook event: ") && err.lines().count() == 1, "{err}");
+    assert!(
+        err.starts_with("capout: hook: opencode: not a hook event: ") && err.lines().count() == 1,
+        "{err}"
+    );
 }
