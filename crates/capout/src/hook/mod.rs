@@ -8,6 +8,7 @@
 pub mod claude_code;
 pub mod codex;
 pub mod gemini;
+pub mod opencode;
 
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Write};
@@ -25,7 +26,7 @@ pub enum Dispatch {
 }
 
 /// The harnesses that `capout hook` and `capout init` know.
-pub const HARNESSES: &[&str] = &["claude-code", "codex", "gemini"];
+pub const HARNESSES: &[&str] = &["claude-code", "codex", "gemini", "opencode"];
 
 /// Whether capout's first argument, `word`, starts `capout hook` or
 /// `capout init`.
@@ -67,6 +68,7 @@ fn run(harness: Option<&str>, rest: &[OsString]) -> Dispatch {
         Some("claude-code") => claude_code::main(rest),
         Some("gemini") => gemini::main(rest),
         Some("codex") => codex::main(rest),
+        Some("opencode") => opencode::main(rest),
         Some(other) => {
             Dispatch::Done(pass(&format_args!("unknown harness '{other}' (known: {})", HARNESSES.join(", "))))
         }

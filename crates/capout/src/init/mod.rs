@@ -18,6 +18,7 @@ use crate::exit::Exit;
 pub mod claude_code;
 pub mod codex;
 pub mod gemini;
+pub mod opencode;
 mod toml;
 
 /// Where the configuration goes.
@@ -108,6 +109,7 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> Result<(), String> {
         "claude-code" => claude_code::edits(opts, &capout, &home()?)?,
         "codex" => codex::edits(opts, &capout, &home()?),
         "gemini" => return gemini::run(opts, &capout, &home()?, out),
+        "opencode" => opencode::opencode(opts, &capout, &home()?, out)?,
         other => {
             return Err(format!("unknown harness '{other}' (known: {})", crate::hook::HARNESSES.join(", ")));
         }

@@ -15,6 +15,7 @@ mod limits;
 mod matches;
 mod mcp_cli;
 mod newuser;
+mod opencode_hook;
 mod profiles;
 mod render;
 mod render_cli;

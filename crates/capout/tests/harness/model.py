@@ -129,6 +129,27 @@ def responses(handler, body, script):
     ])
 
 
+def chat(handler, body, script):
+    """OpenAI chat completions, streamed (opencode's @ai-sdk/openai-compatible)."""
+    tools = [t.get("function", {}).get("name") for t in body.get("tools", [])]
+    results = sum(1 for m in body.get("messages", []) if m.get("role") == "tool")
+    call = script.answered(results) if "bash" in tools else None
+    cid = "chatcmpl-" + uuid.uuid4().hex[:20]
+    base = {"id": cid, "object": "chat.completion.chunk", "created": 0, "model": body.get("model", "m")}
+    if call is None:
+        deltas = [({"role": "assistant", "content": "done"}, None), ({}, "stop")]
+    else:
+        name, args = call
+        deltas = [({"role": "assistant", "tool_calls": [{"index": 0, "id": "call_" + uuid.uuid4().hex[:20],
+                   "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}]}, None),
+                  ({}, "tool_calls")]
+    events = [(None, {**base, "choices": [{"index": 0, "delta": d, "finish_reason": f}]}) for d, f in deltas]
+    events.append((None, {**base, "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}}))
+    sse(handler, events)
+    handler.wfile.write(b"data: [DONE]\n\n")
+    handler.wfile.flush()
+
+
 class Handler(BaseHTTPRequestHandler):
     script = None
 
@@ -166,6 +187,8 @@ class Handler(BaseHTTPRequestHandler):
             self.reply({"totalTokens": 10})
         elif path.endswith("/responses"):
             responses(self, body, self.script)
+        elif path.endswith("/chat/completions"):
+            chat(self, body, self.script)
         elif path.endswith("/count_tokens"):
             self.reply({"input_tokens": 10})
         else:
