@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -68,6 +68,13 @@ pub struct Opened {
     /// How it was reached: its folder joined with the path in it (not
     /// canonical: symlinks inside the root stay as named).
     pub path: PathBuf,
+}
+
+impl Opened {
+    /// Whether what was opened is a regular file.
+    pub fn is_regular(&self) -> bool {
+        self.kind == FileType::RegularFile
+    }
 }
 
 /// Why a path was not opened.
@@ -127,6 +134,43 @@ impl Roots {
         self.open_in(base, &rel).ok()
     }
 
+    /// Opens for reading a regular file that grep's walk found at `path`
+    /// under the folder `tree` (as [`Opened::path`] named it), which the
+    /// walk started from and `dir` holds open: one `openat2` beneath
+    /// `dir` and one `fstat`, where [`Roots::open_found`] takes five calls
+    /// and resolves the whole path from the root twice (a third of
+    /// grep's system time on /usr). `None` for what is not a regular file
+    /// (any more) or cannot be opened.
+    ///
+    /// No `O_PATH` look first: the walk read the entry's type from its
+    /// folder (a regular file), and what was swapped in for it since is
+    /// opened harmlessly or not at all: a symlink is refused
+    /// (`O_NOFOLLOW`), a FIFO does not block (`O_NONBLOCK`), a terminal
+    /// is not taken (`O_NOCTTY`), and `fstat` passes over all that is not
+    /// a regular file. Whatever a symlink on the way leads to is opened
+    /// only by [`Roots::open_found`], which follows it while it stays
+    /// inside.
+    pub fn open_walked(&self, tree: &Path, dir: &File, path: &Path) -> Option<File> {
+        let fast = self.opener == Opener::Auto && !NO_OPENAT2.load(Ordering::Relaxed);
+        let rel = path.strip_prefix(tree).ok().filter(|_| fast);
+        let Some(rel) = rel else { return self.open_found(path).filter(Opened::is_regular).map(|o| o.file) };
+        let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let how = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
+        match rustix::fs::openat2(dir, rel, flags, Mode::empty(), how) {
+            Ok(fd) => {
+                let file = File::from(fd);
+                (kind_of(file.as_fd()).ok()? == FileType::RegularFile).then_some(file)
+            }
+            // A symlink on the way (which the walk does not follow, but
+            // the folder searched may be reached through one), a race
+            // with a rename, or no openat2: the way that handles each.
+            Err(Errno::XDEV | Errno::AGAIN | Errno::LOOP | Errno::NOSYS | Errno::PERM) => {
+                self.open_found(path).filter(Opened::is_regular).map(|o| o.file)
+            }
+            Err(_) => None,
+        }
+    }
+
     /// Which folder `path` (absolute, lexical) lies in, and where in it.
     fn place(&self, path: &Path) -> Option<(Base, PathBuf)> {
         let within = |dir: &Path| path.strip_prefix(dir).ok().map(Path::to_path_buf);
@@ -157,13 +201,13 @@ impl Roots {
             Mode::empty(),
         )?;
         let probe = self.resolve(base, &dir, rel, OFlags::PATH)?;
-        let kind = kind_of(&probe)?;
+        let kind = kind_of(probe.as_fd())?;
         let fd = if matches!(kind, FileType::RegularFile | FileType::Directory) {
             self.resolve(base, &dir, rel, OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY)?
         } else {
             probe
         };
-        let kind = kind_of(&fd)?;
+        let kind = kind_of(fd.as_fd())?;
         Ok(Opened { file: File::from(fd), kind, path: self.dir(base).join(rel) })
     }
 
@@ -217,7 +261,7 @@ impl Roots {
                 OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC,
                 Mode::empty(),
             )?;
-            match kind_of(&fd)? {
+            match kind_of(fd.as_fd())? {
                 FileType::Symlink => {
                     symlinks += 1;
                     if symlinks > MAX_SYMLINKS {
@@ -277,7 +321,7 @@ fn names(path: &Path) -> impl Iterator<Item = OsString> + '_ {
     })
 }
 
-fn kind_of(fd: &OwnedFd) -> Result<FileType, Failure> {
+fn kind_of(fd: BorrowedFd<'_>) -> Result<FileType, Failure> {
     Ok(FileType::from_raw_mode(rustix::fs::fstat(fd)?.st_mode))
 }
 

@@ -3,6 +3,7 @@
 //! own engine, so its notices are the CLI's to the letter.
 
 use std::ffi::OsString;
+use std::fs::File;
 use std::io::{self, Cursor, Read, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -188,12 +189,10 @@ impl Tools {
         };
         let found = if opened.kind == FileType::RegularFile {
             let shown = self.roots.show(&opened.path).into_owned();
-            let found =
-                search_file(&self.roots, &opened.path, &shown, &search, &mut Worker::new(&search), true);
+            let found = search_file(opened.file, &shown, &search, &mut Worker::new(&search), true);
             vec![(opened.path, shown, found)]
         } else {
-            drop(opened.file);
-            self.search_tree(&opened.path, request, &search)?
+            self.search_tree(&opened.path, &opened.file, request, &search)?
         };
         let mut capper = Capper::new(options).map_err(|e| e.to_string())?;
         let mut out = Vec::new();
@@ -214,6 +213,7 @@ impl Tools {
     fn search_tree(
         &self,
         dir: &Path,
+        opened: &File,
         request: &GrepRequest,
         search: &Search,
     ) -> Result<Vec<(PathBuf, String, Found)>, String> {
@@ -239,10 +239,14 @@ impl Tools {
                     return ignore::WalkState::Continue;
                 }
                 let path = entry.into_path();
+                let Some(file) = self.roots.open_walked(dir, opened, &path) else {
+                    return ignore::WalkState::Continue;
+                };
                 let write = lock().may_show(&path, search.needed);
-                let shown = self.roots.show(&path).into_owned();
-                let found = search_file(&self.roots, &path, &shown, search, &mut worker, write);
+                let shown = self.roots.show(&path);
+                let found = search_file(file, &shown, search, &mut worker, write);
                 if found.entries > 0 {
+                    let shown = shown.into_owned();
                     lock().add(path, shown, found, write, search.needed);
                 }
                 ignore::WalkState::Continue
@@ -510,29 +514,18 @@ impl grep_searcher::Sink for Entries<'_> {
     }
 }
 
-/// Searches one file, opened beneath the root as `read` opens it; what
-/// is not a regular file (a FIFO, a socket, a device) is passed over, as
-/// ripgrep passes it over, and so is a file that cannot be read.
-fn search_file(
-    roots: &Roots,
-    path: &Path,
-    shown: &str,
-    search: &Search,
-    worker: &mut Worker,
-    write: bool,
-) -> Found {
+/// Searches one regular file, opened beneath the root (a FIFO, a socket,
+/// a device is passed over before, as ripgrep passes it over); a file
+/// that cannot be read is passed over too.
+fn search_file(file: File, shown: &str, search: &Search, worker: &mut Worker, write: bool) -> Found {
     let mut found = Found::default();
-    let Some(opened) = roots.open_found(path) else { return found };
-    if opened.kind != FileType::RegularFile {
-        return found;
-    }
     // Lines only counted need no numbers.
     let searcher = if write { &mut worker.numbered } else { &mut worker.plain };
     let sink = Entries { found: &mut found, shown, search, write };
     // A search error (a file that cannot be read, the heap limit) passes
     // the rest of that file over, as ripgrep does (it tells them on
     // stderr, which a model does not see).
-    let _ = searcher.search_reader(&search.matcher, LineWindow::new(opened.file, &mut worker.buf), sink);
+    let _ = searcher.search_reader(&search.matcher, LineWindow::new(file), sink);
     if search.mode != GrepMode::Content && found.entries > 0 {
         found.written = 1;
         found.text = match search.mode {
@@ -545,12 +538,10 @@ fn search_file(
 }
 
 /// What one searching thread reuses from file to file: its searchers
-/// (with line numbers, and without for lines only counted) and its read
-/// buffer.
+/// (with line numbers, and without for lines only counted).
 struct Worker {
     numbered: grep_searcher::Searcher,
     plain: grep_searcher::Searcher,
-    buf: Vec<u8>,
 }
 
 impl Worker {
@@ -558,7 +549,6 @@ impl Worker {
         Worker {
             numbered: search.searcher.build(),
             plain: search.searcher.clone().line_number(false).build(),
-            buf: vec![0; 64 * 1024],
         }
     }
 }
@@ -635,63 +625,78 @@ fn push_result(
 
 /// A reader that passes the first [`GREP_LINE_WINDOW`] bytes of each line
 /// and its newline, and drops the rest of the line, so that line numbers
-/// stay true. A NUL byte in a dropped part is passed on (once per read),
-/// so that a binary file is still seen to be binary.
-struct LineWindow<'b, R> {
+/// stay true. A NUL byte in a dropped part is passed on (once for each
+/// part dropped), so that a binary file is still seen to be binary.
+///
+/// The file is read straight into the searcher's buffer and a long line
+/// cut there, in place: a line of usual length costs no copy and no scan
+/// of its own (a copy through a buffer of its own, and a search for each
+/// newline, took 45 % of grep's CPU time on /usr). Each read asks at most
+/// [`GREP_LINE_WINDOW`] bytes, so that only the line a read starts in and
+/// the one it ends in can be longer than the window.
+struct LineWindow<R> {
     inner: R,
-    buf: &'b mut [u8],
-    start: usize,
-    end: usize,
-    /// Bytes of the current line passed on so far.
+    /// Bytes of the current line passed on so far; [`GREP_LINE_WINDOW`]
+    /// while the rest of a long line is dropped.
     in_line: usize,
 }
 
-impl<'b, R: Read> LineWindow<'b, R> {
-    /// Reads `inner` through `buf`, which a thread reuses file after file.
-    fn new(inner: R, buf: &'b mut [u8]) -> LineWindow<'b, R> {
-        LineWindow { inner, buf, start: 0, end: 0, in_line: 0 }
+impl<R: Read> LineWindow<R> {
+    fn new(inner: R) -> LineWindow<R> {
+        LineWindow { inner, in_line: 0 }
+    }
+
+    /// Cuts what passes the window out of `chunk` (at most
+    /// [`GREP_LINE_WINDOW`] bytes just read), moving the rest to its
+    /// front: how many bytes are left.
+    fn window(&mut self, chunk: &mut [u8]) -> usize {
+        let len = chunk.len();
+        // The part that continues the current line, and its newline.
+        let first = memchr::memchr(b'\n', chunk);
+        let head = first.unwrap_or(len);
+        // Where the last line starts: after the last newline, which the
+        // cut below leaves where it is, relative to the end.
+        let last = first.map(|_| memchr::memrchr(b'\n', chunk).unwrap_or(0));
+        let room = GREP_LINE_WINDOW - self.in_line;
+        let kept = if head <= room {
+            len
+        } else {
+            let nul = memchr::memchr(0, &chunk[room..head]).is_some();
+            let at = room + usize::from(nul);
+            if nul {
+                chunk[room] = 0;
+            }
+            chunk.copy_within(head.., at);
+            at + (len - head)
+        };
+        // The lines after the first newline are shorter than a read: only
+        // the last, unfinished one carries on.
+        self.in_line = match last {
+            None => (self.in_line + head).min(GREP_LINE_WINDOW),
+            Some(last) => len - 1 - last,
+        };
+        kept
     }
 }
 
-impl<R: Read> Read for LineWindow<'_, R> {
-    /// Fills `out` as far as the file goes, as the file itself would:
-    /// ripgrep decides that a file is binary on what one read gives it.
+impl<R: Read> Read for LineWindow<R> {
+    /// Gives a read as the file gives it when nothing was cut; when
+    /// something was, reads on until `out` is as full as the file would
+    /// have made it: ripgrep decides that a file is binary on what its
+    /// first read gives it.
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         let mut written = 0;
         while written < out.len() {
-            if self.start == self.end {
-                let n = self.inner.read(self.buf)?;
-                if n == 0 {
-                    break;
-                }
-                (self.start, self.end) = (0, n);
+            let end = out.len().min(written + GREP_LINE_WINDOW);
+            let n = self.inner.read(&mut out[written..end])?;
+            if n == 0 {
+                break;
             }
-            let chunk = &self.buf[self.start..self.end];
-            if self.in_line == GREP_LINE_WINDOW {
-                // Past the window: drop up to the newline.
-                let dropped = memchr::memchr(b'\n', chunk).unwrap_or(chunk.len());
-                let nul = memchr::memchr(0, &chunk[..dropped]).is_some();
-                self.start += dropped;
-                if self.start < self.end {
-                    self.in_line = 0;
-                }
-                if nul {
-                    out[written] = 0;
-                    written += 1;
-                }
-                continue;
+            let kept = self.window(&mut out[written..written + n]);
+            written += kept;
+            if kept == n {
+                break;
             }
-            let room = (GREP_LINE_WINDOW - self.in_line).min(out.len() - written).min(chunk.len());
-            let n = if let Some(i) = memchr::memchr(b'\n', &chunk[..room]) {
-                self.in_line = 0;
-                i + 1
-            } else {
-                self.in_line += room;
-                room
-            };
-            out[written..written + n].copy_from_slice(&chunk[..n]);
-            written += n;
-            self.start += n;
         }
         Ok(written)
     }
@@ -904,6 +909,34 @@ mod tests {
         assert_eq!(grep_of(&tools, "marker", ".").unwrap(), "kept.txt:1:marker\n");
     }
 
+    /// A reader that gives at most `step` bytes a read, as a pipe or a
+    /// slow file may, and counts the reads.
+    struct Steps<'a> {
+        text: &'a [u8],
+        step: usize,
+        reads: usize,
+    }
+
+    impl Read for Steps<'_> {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            self.reads += 1;
+            let n = self.text.len().min(self.step).min(out.len());
+            out[..n].copy_from_slice(&self.text[..n]);
+            self.text = &self.text[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn the_line_window_gives_a_read_of_short_lines_as_the_file_gave_it() {
+        let text = b"one\ntwo\nthree\n".repeat(10);
+        let mut window = LineWindow::new(Steps { text: &text, step: 20, reads: 0 });
+        let mut out = vec![0; 64 * 1024];
+        assert_eq!(window.read(&mut out).unwrap(), 20);
+        assert_eq!(&out[..20], &text[..20]);
+        assert_eq!(window.inner.reads, 1);
+    }
+
     #[test]
     fn the_line_window_keeps_line_numbers_at_every_read_size() {
         let mut text = Vec::new();
@@ -918,8 +951,7 @@ mod tests {
             .collect::<Vec<_>>()
             .join(&b'\n');
         for size in [1, 7, 4096, GREP_LINE_WINDOW, 3 * GREP_LINE_WINDOW] {
-            let mut buf = vec![0; 64 * 1024];
-            let mut window = LineWindow::new(Cursor::new(&text), &mut buf);
+            let mut window = LineWindow::new(Cursor::new(&text));
             let (mut got, mut buf) = (Vec::new(), vec![0; size]);
             loop {
                 let n = window.read(&mut buf).unwrap();
