@@ -16,12 +16,15 @@
 //!   outputs they save.
 //! - [`tools`]: `read`, `grep` and `bash` as plain functions, over
 //!   [`paths`], which opens every path beneath the root.
+//! - [`notice`]: every text shown to the model that the engine's notices
+//!   are not.
 
 mod lifecycle;
+mod notice;
 pub mod paths;
 mod server;
 pub mod tools;
 mod transport;
 
 pub use lifecycle::main;
-pub use server::describe;
+pub use notice::describe;

@@ -23,6 +23,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rustix::fs::{CWD, FileType, Mode, OFlags, ResolveFlags};
 use rustix::io::Errno;
 
+use super::notice;
+pub use super::notice::{not_regular, saved_output_removed};
+
 /// How a path is opened beneath its folder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Opener {
@@ -111,17 +114,17 @@ impl Roots {
     /// followed as long as they stay inside it.
     pub fn open(&self, path: &str) -> Result<Opened, String> {
         if path.is_empty() {
-            return Err("the path is empty".into());
+            return Err(notice::EMPTY_PATH.into());
         }
         let Some((base, rel)) = self.place(&lexical(&self.root.join(path))) else {
-            return Err(format!("'{path}' is outside the root"));
+            return Err(notice::outside(path));
         };
         self.open_in(base, &rel).map_err(|failure| match failure {
-            Failure::Escapes => format!("'{path}' is outside the root (through a symlink)"),
+            Failure::Escapes => notice::outside_through_symlink(path),
             Failure::Io(e) if base == Base::Saved && e.kind() == io::ErrorKind::NotFound => {
-                saved_output_removed(path)
+                notice::saved_output_removed(path)
             }
-            Failure::Io(e) => format!("'{path}': {}", reason(&e)),
+            Failure::Io(e) => notice::path_error(path, reason(&e)),
         })
     }
 
@@ -323,28 +326,6 @@ fn names(path: &Path) -> impl Iterator<Item = OsString> + '_ {
 
 fn kind_of(fd: BorrowedFd<'_>) -> Result<FileType, Failure> {
     Ok(FileType::from_raw_mode(rustix::fs::fstat(fd)?.st_mode))
-}
-
-/// The tool error for `path`, which is not a regular file but `kind`.
-pub fn not_regular(path: &str, kind: FileType) -> String {
-    let what = match kind {
-        FileType::Directory => "a directory",
-        FileType::Fifo => "a FIFO (named pipe)",
-        FileType::Socket => "a socket",
-        FileType::CharacterDevice => "a character device",
-        FileType::BlockDevice => "a block device",
-        _ => "of an unknown kind",
-    };
-    format!("'{path}': {what}, not a regular file")
-}
-
-/// The tool error for a path in the folder of saved outputs that is not
-/// there: the server removes the oldest saved outputs beyond its bound.
-pub fn saved_output_removed(path: &str) -> String {
-    format!(
-        "'{path}': this saved output was removed (the server keeps at most 1 GiB of saved outputs, oldest \
-         removed first)"
-    )
 }
 
 /// `path` with `.` and `..` taken away without looking at the disk, so

@@ -11,6 +11,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, schemars, tool, tool_handler, t
 use serde::Deserialize;
 
 use super::lifecycle::{self, Calls, Saved, StopOnDrop, Which};
+use super::notice;
 use super::tools::{self, Tools};
 
 /// The MCP server: the tools, and the router the SDK's macros build.
@@ -29,7 +30,7 @@ impl Server {
         let mut tool_router = Server::tool_router();
         // Each description states the caps of the profiles actually loaded.
         for route in tool_router.map.values_mut() {
-            route.attr.description = Some(describe(&route.attr.name, &tools).into());
+            route.attr.description = Some(notice::describe(&route.attr.name, &tools).into());
         }
         Server { tools: Arc::new(tools), calls, saved: Arc::new(saved), tool_router }
     }
@@ -104,7 +105,7 @@ struct BashArgs {
 }
 
 /// The default `timeout` of `bash`, in seconds.
-const BASH_TIMEOUT: u64 = 120;
+pub const BASH_TIMEOUT: u64 = 120;
 
 #[tool_router]
 impl Server {
@@ -175,7 +176,7 @@ impl Server {
             }
             // Cancelled: the command is ended at once (on drop), and no
             // reply is sent.
-            () = context.ct.cancelled() => Err(ErrorData::internal_error("the call was cancelled", None)),
+            () = context.ct.cancelled() => Err(ErrorData::internal_error(notice::CANCELLED, None)),
         }
     }
 }
@@ -185,72 +186,7 @@ impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("capout", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "Bounded tools: read pages files with offset/limit, grep searches with ripgrep, bash runs a \
-                 shell command. Every output is capped and ends with a notice that says what was cut and \
-                 how to get more.",
-            )
-    }
-}
-
-/// The words of a cap as a description tells them: "the first 500 lines".
-fn cap_words(config: &capout_core::Config) -> String {
-    use capout_core::CapSpec;
-    let unit = config.unit.name();
-    match config.cap {
-        CapSpec::TailChars(n) => format!("the last {n} {unit}"),
-        CapSpec::HeadChars(n) => format!("the first {n} {unit}"),
-        CapSpec::HeadLines { limit, .. } => format!("the first {limit} lines"),
-        CapSpec::TailLines(n) => format!("the last {n} lines"),
-        CapSpec::MaxMatches(n) => format!("the first {n} lines"),
-        CapSpec::HeadTailLines(h, t) => format!("the first {h} and the last {t} lines"),
-        CapSpec::HeadTailChars(h, t) => format!("the first {h} and the last {t} {unit}"),
-        CapSpec::TailTokens(n) => format!("the last {n} tokens"),
-        CapSpec::HeadTokens(n) => format!("the first {n} tokens"),
-        CapSpec::HeadTailTokens(h, t) => format!("the first {h} and the last {t} tokens"),
-    }
-}
-
-/// What a description says of the line cap and the budget of `config`.
-fn line_words(config: &capout_core::Config) -> String {
-    let unit = config.unit.name();
-    let budget = config.budget.map(|budget| {
-        format!(
-            " A page holds at most {budget} {unit} in all (whole lines only): it may end before `limit` lines, and its notice says where."
-        )
-    });
-    let width = config.max_line.map(|w| {
-        format!(" A line longer than {w} {unit} is cut and ends with ` ... (line truncated to {w} {unit})`.")
-    });
-    format!("{}{}", budget.unwrap_or_default(), width.unwrap_or_default())
-}
-
-/// The description of a tool, from the profiles loaded: a config file
-/// that retunes a cap changes what the model is told.
-pub fn describe(name: &str, tools: &Tools) -> String {
-    let (read, grep, bash) = tools.profiles();
-    match name {
-        "read" => format!(
-            "Read a text file: its lines, each numbered as `cat -n` numbers them (6-wide number, a tab, the line). Shown: {}, starting after `offset` (`limit` sets how many lines).{} When more follow, the last line is a notice `... (truncated, showing lines A-B of T, next offset B)`: call read again with offset B to see the next lines. A page after the first that reaches the end says `... (showing lines A-B of T, end of input)`; `... (offset K is past the end, input has T lines)` means the file has T lines. An empty file reads `(no output)`; a binary file is not shown. A folder, a missing file or a path outside the root is an error.",
-            cap_words(read),
-            line_words(read)
-        ),
-        "grep" => format!(
-            "Search file contents with a regular expression, in parallel, as ripgrep does (`rg -n --sort path`): folders are walked, files that .gitignore ignores, hidden files and binary files are skipped; `glob` and `type` narrow the files. output_mode \"content\" (default) gives each matching line as `path:line:text` (context lines from `context_before`/`context_after`/`context` as `path-line-text`, groups apart with `--`), \"files_with_matches\" the paths, \"count\" `path:count`; paths relative to the server's root. Each line of output is one entry. Shown: {} (`limit` sets how many), after `offset`; when there are more, the last line says `... (T total, showing first N)`, and a later page `... (T total, showing A-B, next offset B)` or `... (T total, showing A-B, end of input)`: T is the exact number, and offset B shows the next page. No match reads `No matches found.`.{}",
-            cap_words(grep),
-            line_words(grep)
-        ),
-        _ => format!(
-            "Run a shell command (`sh -c COMMAND`), with stdout and stderr joined in the order written and no stdin. The working directory persists from call to call (a `cd` holds for the next call, the environment does not); the first call starts in the server's root. Shown: {} of the output{}; when more was written, a notice follows: `... (truncated, showing last N chars; full output: PATH)`: the whole output is saved in PATH, which the read tool pages (its notice gives the next offset) and grep searches. Output that is not text is replaced by `(binary output, N bytes: not shown; full output: PATH)`. A command still running after `timeout` seconds (default 120) is stopped, and `... (command timed out after Ns)` says so. When the command's exit status is not 0, the last line is `(exit status N)` (124 after a timeout), or `(exit status N, killed by SIGNAME)` when a signal killed it. No output at all reads `(no output)`. Nothing the command starts outlives the call: when it ends (or is cancelled), background jobs, even those started with `&`, `nohup` or `setsid`, are ended (SIGTERM, then SIGKILL 2 s later); run a long job in the foreground with a larger timeout instead. Saved outputs take at most 1 GiB in all: the oldest are removed first.",
-            cap_words(bash),
-            match (bash.strip_ansi, bash.collapse_cr) {
-                (true, true) =>
-                    ", ANSI escape sequences removed and progress frames (`\\r`) collapsed to what a terminal shows",
-                (true, false) => ", ANSI escape sequences removed",
-                (false, true) => ", progress frames (`\\r`) collapsed to what a terminal shows",
-                (false, false) => "",
-            }
-        ),
+            .with_instructions(notice::INSTRUCTIONS)
     }
 }
 
@@ -262,6 +198,6 @@ async fn blocking(
     match tokio::task::spawn_blocking(call).await {
         Ok(Ok(text)) => Ok(CallToolResult::success(vec![ContentBlock::text(text)])),
         Ok(Err(text)) => Ok(CallToolResult::error(vec![ContentBlock::text(text)])),
-        Err(e) => Err(ErrorData::internal_error(format!("the tool failed: {e}"), None)),
+        Err(e) => Err(ErrorData::internal_error(notice::tool_failed(&e), None)),
     }
 }

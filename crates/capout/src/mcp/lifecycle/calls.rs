@@ -6,6 +6,7 @@ use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::command::Stop;
+use crate::mcp::notice;
 
 /// The commands that `bash` calls are running, so that a signal that ends
 /// the server waits until they have been told.
@@ -33,10 +34,10 @@ impl Calls {
 
     /// Counts a call while it runs; `None` once the client is gone.
     pub fn enter(self: &Arc<Self>) -> Result<CallGuard, String> {
-        let stop = Arc::new(Stop::new().map_err(|e| format!("cannot run the command: {e}"))?);
+        let stop = Arc::new(Stop::new().map_err(notice::cannot_run)?);
         let mut state = self.lock();
         if state.closed {
-            return Err("the server is ending: its client closed its input".into());
+            return Err(notice::ENDING.into());
         }
         state.running += 1;
         let number = state.next;

@@ -25,7 +25,7 @@ use crate::signals::{self, Signals};
 use crate::{cli, command};
 pub(super) use calls::{Calls, StopOnDrop};
 pub(super) use leftovers::{GRACE, Which, end, kill, mark};
-pub(super) use saved::Saved;
+pub(super) use saved::{SAVED_MAX, Saved};
 
 /// `capout-mcp`: serves the tools on stdin and stdout until the client
 /// closes stdin.

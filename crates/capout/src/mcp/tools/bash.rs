@@ -11,10 +11,11 @@ use std::time::Duration;
 use capout_core::{CommandSpec, Config, SaveTo, Timeout};
 
 use super::Tools;
+use crate::cli::DEFAULT_KILL_AFTER;
 use crate::command::{self, Place, Stop};
+use crate::mcp::notice;
+use crate::mcp::paths::reason;
 
-/// How long after SIGTERM a timed-out `bash` command gets SIGKILL.
-pub const KILL_AFTER: Duration = Duration::from_secs(5);
 
 impl Tools {
     /// `bash`: `sh -c COMMAND` where the last command of the session
@@ -31,7 +32,7 @@ impl Tools {
         stop: Option<Arc<Stop>>,
     ) -> Result<String, String> {
         if timeout == 0 {
-            return Err("timeout must be at least 1 second".into());
+            return Err(notice::TIMEOUT_ZERO.into());
         }
         // The shell writes where it ended into a file of the server's own
         // folder (0700) on its way out, even through `exit N`; the command
@@ -39,10 +40,10 @@ impl Tools {
         let cwd_file = tempfile::Builder::new()
             .prefix("cwd-")
             .tempfile_in(&self.roots.saved)
-            .map_err(|e| format!("cannot run the command: {}", crate::mcp::paths::reason(&e)))?;
+            .map_err(|e| notice::cannot_run(reason(&e)))?;
         let quoted = shlex::try_quote(&cwd_file.path().to_string_lossy()).map(std::borrow::Cow::into_owned);
         let quoted =
-            quoted.map_err(|_| "cannot run the command: the server's folder has a NUL in its name")?;
+            quoted.map_err(|_| notice::cannot_run("the server's folder has a NUL in its name"))?;
         let wrapper = format!("trap 'pwd -P >| {quoted} 2>/dev/null' EXIT\neval \"$1\"");
         let start = self.cwd();
         // A folder removed since: start at the root again.
@@ -58,7 +59,7 @@ impl Tools {
             timeout: Some(Timeout {
                 after: Duration::from_secs(timeout),
                 label: format!("{timeout}s"),
-                kill_after: Some(KILL_AFTER),
+                kill_after: Some(DEFAULT_KILL_AFTER),
             }),
             stdout_only: false,
         };
@@ -87,7 +88,7 @@ impl Tools {
         }
         if let Some(e) = report.and_then(|r| r.save_error) {
             // The output stands; only the copy of it failed.
-            let _ = writeln!(out, "(the whole output could not be saved: {e})");
+            let _ = writeln!(out, "{}", notice::not_saved(e));
         }
         let ending = &finished.ending;
         if ending.exit_code != 0 {

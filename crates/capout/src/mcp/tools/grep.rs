@@ -14,7 +14,7 @@ use ignore::types::TypesBuilder;
 use rustix::fs::FileType;
 
 use super::Tools;
-use crate::mcp::paths::not_regular;
+use crate::mcp::notice::{self, not_regular};
 
 /// How much of a line `grep` searches and shows: the first 64 KiB (the
 /// line is cut at 2000 characters when shown anyway). A longer line is
@@ -38,7 +38,7 @@ impl Tools {
             return Err(not_regular(&request.path, opened.kind));
         }
         let limit = match (request.limit, self.grep.cap) {
-            (Some(0), _) => return Err("limit must be at least 1".into()),
+            (Some(0), _) => return Err(notice::LIMIT_ZERO.into()),
             (Some(n), _) | (None, CapSpec::MaxMatches(n)) => n,
             (None, _) => 50,
         };
@@ -49,7 +49,7 @@ impl Tools {
         if !request.multiline {
             builder.line_terminator(Some(b'\n'));
         }
-        let matcher = builder.build(&request.pattern).map_err(|e| format!("invalid pattern: {e}"))?;
+        let matcher = builder.build(&request.pattern).map_err(|e| notice::invalid("pattern", e))?;
         let mut searcher = SearcherBuilder::new();
         searcher
             .line_number(true)
@@ -103,14 +103,14 @@ impl Tools {
         let mut walk = WalkBuilder::new(dir);
         if let Some(glob) = &request.glob {
             let mut overrides = OverrideBuilder::new(dir);
-            overrides.add(glob).map_err(|e| format!("invalid glob: {e}"))?;
-            walk.overrides(overrides.build().map_err(|e| format!("invalid glob: {e}"))?);
+            overrides.add(glob).map_err(|e| notice::invalid("glob", e))?;
+            walk.overrides(overrides.build().map_err(|e| notice::invalid("glob", e))?);
         }
         if let Some(kind) = &request.file_type {
             let mut types = TypesBuilder::new();
             types.add_defaults();
             types.select(kind);
-            walk.types(types.build().map_err(|e| format!("invalid type: {e}"))?);
+            walk.types(types.build().map_err(|e| notice::invalid("type", e))?);
         }
         let collected = std::sync::Mutex::new(Collected::default());
         let lock = || collected.lock().unwrap_or_else(std::sync::PoisonError::into_inner);

@@ -19,7 +19,6 @@ use capout_core::{CapSpec, Config, NoticeTarget};
 
 use super::paths::Roots;
 use crate::profiles;
-pub use bash::KILL_AFTER;
 pub use grep::{GREP_HEAP_LIMIT, GREP_LINE_WINDOW, GrepMode, GrepRequest};
 pub use read::BINARY_PROBE;
 

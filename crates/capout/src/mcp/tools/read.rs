@@ -6,7 +6,8 @@ use capout_core::{CapSpec, Config};
 use rustix::fs::FileType;
 
 use super::Tools;
-use crate::mcp::paths::{not_regular, reason};
+use crate::mcp::notice::{self, not_regular};
+use crate::mcp::paths::reason;
 
 
 /// How much of a file's start decides that it is binary: a NUL byte in
@@ -19,15 +20,13 @@ impl Tools {
     pub fn read(&self, path: &str, offset: u64, limit: Option<u64>) -> Result<String, String> {
         let limit = limit.unwrap_or_else(|| self.read_limit());
         if limit == 0 {
-            return Err("limit must be at least 1".into());
+            return Err(notice::LIMIT_ZERO.into());
         }
         let opened = self.roots.open(path)?;
         match opened.kind {
             FileType::RegularFile => {}
             FileType::Directory => {
-                return Err(format!(
-                    "'{path}' is a directory: read takes a file (grep searches a directory)"
-                ));
+                return Err(notice::read_a_directory(path));
             }
             kind => return Err(not_regular(path, kind)),
         }
@@ -37,10 +36,10 @@ impl Tools {
         (&mut file)
             .take(BINARY_PROBE as u64)
             .read_to_end(&mut start)
-            .map_err(|e| format!("'{path}': {}", reason(&e)))?;
+            .map_err(|e| notice::path_error(path, reason(&e)))?;
         if memchr::memchr(0, &start).is_some() {
             let size = file.metadata().map_or(start.len() as u64, |m| m.len());
-            return Ok(format!("(binary file, {size} bytes: not shown)\n"));
+            return Ok(notice::binary_file(size));
         }
         let cap = match self.read.cap {
             CapSpec::HeadLines { .. } => CapSpec::HeadLines { limit, offset },
@@ -49,7 +48,7 @@ impl Tools {
         let config = Config { cap, line_numbers: true, ..self.read.clone() };
         let mut out = Vec::new();
         capout_core::run(&config, Cursor::new(start).chain(file), &mut out, &mut io::sink())
-            .map_err(|e| format!("'{path}': {e}"))?;
+            .map_err(|e| notice::path_error(path, e))?;
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 }
