@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use capout_core::{CapSpec, Capper, Config, Options};
+use capout_core::{CapSpec, Capper, Config};
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
 use ignore::WalkBuilder;
@@ -58,8 +58,18 @@ impl Tools {
             .heap_limit(Some(GREP_HEAP_LIMIT))
             .before_context(request.before)
             .after_context(request.after);
-        let mut options = options(&Config { cap: CapSpec::MaxMatches(limit), ..self.grep.clone() });
-        options.match_offset = request.offset;
+        // Every option of the profile (its notice format, `keep`, line
+        // numbers, ...), but the cap and the page are the call's, each entry
+        // is a match (no `pattern`), and nothing is saved: the entries past
+        // the page reach the cap only as short lines to count.
+        let options = Config {
+            cap: CapSpec::MaxMatches(limit),
+            match_offset: request.offset,
+            pattern: None,
+            save: None,
+            ..self.grep.clone()
+        }
+        .options();
         let width = self.grep.max_line.map(|w| self.grep.unit.max_bytes(w).saturating_add(8));
         let search = Search {
             matcher,
@@ -471,14 +481,3 @@ impl<R: Read> Read for LineWindow<R> {
     }
 }
 
-/// The options of a [`Capper`] that caps as `config` does.
-fn options(config: &Config) -> Options {
-    let mut options = Options::new(config.cap);
-    options.unit = config.unit;
-    options.max_line_chars = Some(config.max_line.unwrap_or(0));
-    options.strip_ansi = config.strip_ansi;
-    options.collapse_cr = config.collapse_cr;
-    options.tokenizer = config.tokenizer;
-    options.budget = config.budget;
-    options
-}
