@@ -84,7 +84,7 @@ pub fn describe(name: &str, tools: &Tools) -> String {
 
 /// The bound on the saved outputs, as a description and an error say it.
 fn saved_bound() -> String {
-    if SAVED_MAX % (1 << 30) == 0 {
+    if SAVED_MAX.is_multiple_of(1 << 30) {
         format!("{} GiB", SAVED_MAX >> 30)
     } else {
         format!("{SAVED_MAX} bytes")

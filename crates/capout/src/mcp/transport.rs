@@ -30,7 +30,6 @@ const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC 2.0's code for JSON that is not a valid request.
 const INVALID_REQUEST: i64 = -32600;
 
-
 /// Messages one line each from `R`, replies on `W`.
 pub struct Lines<R, W> {
     input: BufReader<R>,

@@ -16,7 +16,6 @@ use crate::command::{self, Place, Stop};
 use crate::mcp::notice;
 use crate::mcp::paths::reason;
 
-
 impl Tools {
     /// `bash`: `sh -c COMMAND` where the last command of the session
     /// ended (at first the root), through capout's command mode, capped
@@ -42,8 +41,7 @@ impl Tools {
             .tempfile_in(&self.roots.saved)
             .map_err(|e| notice::cannot_run(reason(&e)))?;
         let quoted = shlex::try_quote(&cwd_file.path().to_string_lossy()).map(std::borrow::Cow::into_owned);
-        let quoted =
-            quoted.map_err(|_| notice::cannot_run("the server's folder has a NUL in its name"))?;
+        let quoted = quoted.map_err(|_| notice::cannot_run("the server's folder has a NUL in its name"))?;
         let wrapper = format!("trap 'pwd -P >| {quoted} 2>/dev/null' EXIT\neval \"$1\"");
         let start = self.cwd();
         // A folder removed since: start at the root again.
@@ -114,7 +112,6 @@ impl Tools {
         }
     }
 }
-
 
 /// Whether the output of a command is not text: it holds a NUL byte, or
 /// more than one byte in twenty is not UTF-8.

@@ -480,4 +480,3 @@ impl<R: Read> Read for LineWindow<R> {
         Ok(written)
     }
 }
-

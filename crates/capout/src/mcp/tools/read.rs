@@ -9,7 +9,6 @@ use super::Tools;
 use crate::mcp::notice::{self, not_regular};
 use crate::mcp::paths::reason;
 
-
 /// How much of a file's start decides that it is binary: a NUL byte in
 /// it, as ripgrep decides (it looks at its first read, of 64 KiB).
 pub const BINARY_PROBE: usize = 8 * 1024;

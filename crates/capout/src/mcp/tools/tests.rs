@@ -1,8 +1,8 @@
 //! The tools' unit tests: paths that race a swap, files that are not
 //! regular, long lines, pages.
 
-use super::*;
 use super::grep::LineWindow;
+use super::*;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -307,9 +307,6 @@ fn grep_counts_every_match() {
 fn bash_keeps_the_tail_and_says_the_status() {
     let (_dir, tools) = tools();
     assert_eq!(tools.bash("echo hi; exit 3", 10, Vec::new(), None).unwrap(), "hi\n(exit status 3)\n");
-    assert_eq!(
-        tools.bash("pwd", 10, Vec::new(), None).unwrap(),
-        format!("{}\n", tools.roots.root.display())
-    );
+    assert_eq!(tools.bash("pwd", 10, Vec::new(), None).unwrap(), format!("{}\n", tools.roots.root.display()));
     assert_eq!(tools.bash("cat", 10, Vec::new(), None).unwrap(), "(no output)\n");
 }
