@@ -410,7 +410,7 @@ fn push_result(
 /// The file is read straight into the searcher's buffer and a long line
 /// cut there, in place: a line of usual length costs no copy and no scan
 /// of its own (a copy through a buffer of its own, and a search for each
-/// newline, took 45 % of grep's CPU time on /usr). Each read asks at most
+/// newline, took 45 % of grep's user time on /usr). Each read asks at most
 /// [`GREP_LINE_WINDOW`] bytes, so that only the line a read starts in and
 /// the one it ends in can be longer than the window.
 pub(super) struct LineWindow<R> {
