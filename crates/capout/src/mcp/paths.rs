@@ -15,13 +15,16 @@ use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rustix::fs::{CWD, FileType, Mode, OFlags, ResolveFlags};
 use rustix::io::Errno;
+
+use super::notice;
+pub use super::notice::{not_regular, saved_output_removed};
 
 /// How a path is opened beneath its folder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,6 +73,13 @@ pub struct Opened {
     pub path: PathBuf,
 }
 
+impl Opened {
+    /// Whether what was opened is a regular file.
+    pub fn is_regular(&self) -> bool {
+        self.kind == FileType::RegularFile
+    }
+}
+
 /// Why a path was not opened.
 #[derive(Debug)]
 enum Failure {
@@ -104,17 +114,17 @@ impl Roots {
     /// followed as long as they stay inside it.
     pub fn open(&self, path: &str) -> Result<Opened, String> {
         if path.is_empty() {
-            return Err("the path is empty".into());
+            return Err(notice::EMPTY_PATH.into());
         }
         let Some((base, rel)) = self.place(&lexical(&self.root.join(path))) else {
-            return Err(format!("'{path}' is outside the root"));
+            return Err(notice::outside(path));
         };
         self.open_in(base, &rel).map_err(|failure| match failure {
-            Failure::Escapes => format!("'{path}' is outside the root (through a symlink)"),
+            Failure::Escapes => notice::outside_through_symlink(path),
             Failure::Io(e) if base == Base::Saved && e.kind() == io::ErrorKind::NotFound => {
-                saved_output_removed(path)
+                notice::saved_output_removed(path)
             }
-            Failure::Io(e) => format!("'{path}': {}", reason(&e)),
+            Failure::Io(e) => notice::path_error(path, reason(&e)),
         })
     }
 
@@ -125,6 +135,43 @@ impl Roots {
     pub fn open_found(&self, path: &Path) -> Option<Opened> {
         let (base, rel) = self.place(path)?;
         self.open_in(base, &rel).ok()
+    }
+
+    /// Opens for reading a regular file that grep's walk found at `path`
+    /// under the folder `tree` (as [`Opened::path`] named it), which the
+    /// walk started from and `dir` holds open: one `openat2` beneath
+    /// `dir` and one `fstat`, where [`Roots::open_found`] takes five calls
+    /// and resolves the whole path from the root twice (a third of
+    /// grep's system time on /usr). `None` for what is not a regular file
+    /// (any more) or cannot be opened.
+    ///
+    /// No `O_PATH` look first: the walk read the entry's type from its
+    /// folder (a regular file), and what was swapped in for it since is
+    /// opened harmlessly or not at all: a symlink is refused
+    /// (`O_NOFOLLOW`), a FIFO does not block (`O_NONBLOCK`), a terminal
+    /// is not taken (`O_NOCTTY`), and `fstat` passes over all that is not
+    /// a regular file. Whatever a symlink on the way leads to is opened
+    /// only by [`Roots::open_found`], which follows it while it stays
+    /// inside.
+    pub fn open_walked(&self, tree: &Path, dir: &File, path: &Path) -> Option<File> {
+        let fast = self.opener == Opener::Auto && !NO_OPENAT2.load(Ordering::Relaxed);
+        let rel = path.strip_prefix(tree).ok().filter(|_| fast);
+        let Some(rel) = rel else { return self.open_found(path).filter(Opened::is_regular).map(|o| o.file) };
+        let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let how = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
+        match rustix::fs::openat2(dir, rel, flags, Mode::empty(), how) {
+            Ok(fd) => {
+                let file = File::from(fd);
+                (kind_of(file.as_fd()).ok()? == FileType::RegularFile).then_some(file)
+            }
+            // A symlink on the way (which the walk does not follow, but
+            // the folder searched may be reached through one), a race
+            // with a rename, or no openat2: the way that handles each.
+            Err(Errno::XDEV | Errno::AGAIN | Errno::LOOP | Errno::NOSYS | Errno::PERM) => {
+                self.open_found(path).filter(Opened::is_regular).map(|o| o.file)
+            }
+            Err(_) => None,
+        }
     }
 
     /// Which folder `path` (absolute, lexical) lies in, and where in it.
@@ -157,13 +204,13 @@ impl Roots {
             Mode::empty(),
         )?;
         let probe = self.resolve(base, &dir, rel, OFlags::PATH)?;
-        let kind = kind_of(&probe)?;
+        let kind = kind_of(probe.as_fd())?;
         let fd = if matches!(kind, FileType::RegularFile | FileType::Directory) {
             self.resolve(base, &dir, rel, OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY)?
         } else {
             probe
         };
-        let kind = kind_of(&fd)?;
+        let kind = kind_of(fd.as_fd())?;
         Ok(Opened { file: File::from(fd), kind, path: self.dir(base).join(rel) })
     }
 
@@ -217,7 +264,7 @@ impl Roots {
                 OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC,
                 Mode::empty(),
             )?;
-            match kind_of(&fd)? {
+            match kind_of(fd.as_fd())? {
                 FileType::Symlink => {
                     symlinks += 1;
                     if symlinks > MAX_SYMLINKS {
@@ -277,30 +324,8 @@ fn names(path: &Path) -> impl Iterator<Item = OsString> + '_ {
     })
 }
 
-fn kind_of(fd: &OwnedFd) -> Result<FileType, Failure> {
+fn kind_of(fd: BorrowedFd<'_>) -> Result<FileType, Failure> {
     Ok(FileType::from_raw_mode(rustix::fs::fstat(fd)?.st_mode))
-}
-
-/// The tool error for `path`, which is not a regular file but `kind`.
-pub fn not_regular(path: &str, kind: FileType) -> String {
-    let what = match kind {
-        FileType::Directory => "a directory",
-        FileType::Fifo => "a FIFO (named pipe)",
-        FileType::Socket => "a socket",
-        FileType::CharacterDevice => "a character device",
-        FileType::BlockDevice => "a block device",
-        _ => "of an unknown kind",
-    };
-    format!("'{path}': {what}, not a regular file")
-}
-
-/// The tool error for a path in the folder of saved outputs that is not
-/// there: the server removes the oldest saved outputs beyond its bound.
-pub fn saved_output_removed(path: &str) -> String {
-    format!(
-        "'{path}': this saved output was removed (the server keeps at most 1 GiB of saved outputs, oldest \
-         removed first)"
-    )
 }
 
 /// `path` with `.` and `..` taken away without looking at the disk, so

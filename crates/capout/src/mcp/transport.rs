@@ -20,6 +20,8 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
 
+use super::notice;
+
 /// The longest request line read, without its newline: 4 MiB.
 pub const MAX_LINE: usize = 4 << 20;
 
@@ -27,12 +29,6 @@ pub const MAX_LINE: usize = 4 << 20;
 const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC 2.0's code for JSON that is not a valid request.
 const INVALID_REQUEST: i64 = -32600;
-
-const NOT_JSON: &str = "Parse error: the line is not JSON";
-const NOT_A_MESSAGE: &str = "Invalid Request: not a JSON-RPC 2.0 message";
-const TOO_LONG_NO_ID: &str =
-    "Parse error: the line is longer than 4194304 bytes, and no id was found in them";
-const TOO_LONG: &str = "Invalid Request: the line is longer than 4194304 bytes";
 
 /// Messages one line each from `R`, replies on `W`.
 pub struct Lines<R, W> {
@@ -152,8 +148,8 @@ where
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
             match self.next_line().await? {
-                Line::TooLong(Some(id)) => self.reply(Some(id), INVALID_REQUEST, TOO_LONG),
-                Line::TooLong(None) => self.reply(None, PARSE_ERROR, TOO_LONG_NO_ID),
+                Line::TooLong(Some(id)) => self.reply(Some(id), INVALID_REQUEST, &notice::too_long()),
+                Line::TooLong(None) => self.reply(None, PARSE_ERROR, &notice::too_long_no_id()),
                 Line::Whole => {
                     let line = std::mem::take(&mut self.line);
                     if let Some(message) = self.message(&line) {
@@ -188,11 +184,11 @@ where
             Err(e) => e,
         };
         if matches!(e.classify(), serde_json::error::Category::Syntax | serde_json::error::Category::Eof) {
-            self.reply(None, PARSE_ERROR, NOT_JSON);
+            self.reply(None, PARSE_ERROR, notice::NOT_JSON);
             return None;
         }
         let Ok(value) = serde_json::from_slice::<Value>(line) else {
-            self.reply(None, PARSE_ERROR, NOT_JSON);
+            self.reply(None, PARSE_ERROR, notice::NOT_JSON);
             return None;
         };
         let id = value.get("id").filter(|id| id.is_number() || id.is_string()).cloned();
@@ -201,7 +197,7 @@ where
         if id.is_none() && value.get("method").is_some() && value.get("id").is_none() {
             return None;
         }
-        self.reply(id, INVALID_REQUEST, NOT_A_MESSAGE);
+        self.reply(id, INVALID_REQUEST, notice::NOT_A_MESSAGE);
         None
     }
 }

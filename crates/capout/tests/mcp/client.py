@@ -362,6 +362,29 @@ async def descriptions_follow_the_config_file(capout):
                 same(await c.ok("bash", command="printf 'a\\033[1mb\\n'"), "a\x1b[1mb\n")
 
 
+async def grep_keeps_the_profiles_notice_format_and_line_numbers(capout):
+    with tempfile.TemporaryDirectory() as base:
+        base = Path(base).resolve()
+        config = base / "config.toml"
+        config.write_text(
+            "[profile.grep]\nmax-matches = 3\nline-numbers = true\n"
+            "notice-format = \"[{shown} of {total} {unit}]\"\n"
+        )
+        root = base / "root"
+        root.mkdir()
+        (root / "f.txt").write_text("".join(f"m {n}\n" for n in range(10)))
+        env = {"PATH": os.environ["PATH"], "CAPOUT_CONFIG": str(config), "HOME": str(base)}
+        params = StdioServerParameters(command=capout, args=["--mcp", "--root", str(root)], env=env)
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                c = Client(s)
+                same(
+                    await c.ok("grep", pattern="m", path="f.txt"),
+                    "".join(f"{n + 1:6}\tf.txt:{n + 1}:m {n}\n" for n in range(3)) + "[3 of 10 matches]\n",
+                )
+
+
 def processes(arguments):
     """The live processes whose command line is `arguments`, by pid."""
     wanted = "\0".join(arguments).encode() + b"\0"
@@ -580,15 +603,16 @@ async def tests(capout):
                     traceback.print_exc()
 
         await session(capout, root, run_all)
-    # A server of its own, over a config file that retunes every cap.
-    try:
-        await descriptions_follow_the_config_file(capout)
-        passed += 1
-        print("ok   descriptions_follow_the_config_file")
-    except Exception:
-        failed += 1
-        print("FAIL descriptions_follow_the_config_file")
-        traceback.print_exc()
+    # Servers of their own, over config files that retune the profiles.
+    for test in [descriptions_follow_the_config_file, grep_keeps_the_profiles_notice_format_and_line_numbers]:
+        try:
+            await test(capout)
+            passed += 1
+            print(f"ok   {test.__name__}")
+        except Exception:
+            failed += 1
+            print(f"FAIL {test.__name__}")
+            traceback.print_exc()
     print(f"{passed} passed, {failed} failed")
     return failed == 0
 

@@ -1,0 +1,132 @@
+//! `bash`: a shell command through capout's command mode, where the last
+//! one ended, its whole output saved when something was cut.
+
+use std::ffi::OsString;
+use std::io::{self, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use capout_core::{CommandSpec, Config, SaveTo, Timeout};
+
+use super::Tools;
+use crate::cli::DEFAULT_KILL_AFTER;
+use crate::command::{self, Place, Stop};
+use crate::mcp::notice;
+use crate::mcp::paths::reason;
+
+impl Tools {
+    /// `bash`: `sh -c COMMAND` where the last command of the session
+    /// ended (at first the root), through capout's command mode, capped
+    /// as the profile `bash` says, the whole output saved in the server's
+    /// folder when something was cut, and `(exit status N)` when N is not
+    /// 0. Output that is not text is replaced by one line that says so.
+    /// `env` is added to the command's environment; `stop` ends it early.
+    pub fn bash(
+        &self,
+        script: &str,
+        timeout: u64,
+        env: Vec<(OsString, OsString)>,
+        stop: Option<Arc<Stop>>,
+    ) -> Result<String, String> {
+        if timeout == 0 {
+            return Err(notice::TIMEOUT_ZERO.into());
+        }
+        // The shell writes where it ended into a file of the server's own
+        // folder (0700) on its way out, even through `exit N`; the command
+        // itself runs by `eval`, so that its text is never parsed twice.
+        let cwd_file = tempfile::Builder::new()
+            .prefix("cwd-")
+            .tempfile_in(&self.roots.saved)
+            .map_err(|e| notice::cannot_run(reason(&e)))?;
+        let quoted = shlex::try_quote(&cwd_file.path().to_string_lossy()).map(std::borrow::Cow::into_owned);
+        let quoted = quoted.map_err(|_| notice::cannot_run("the server's folder has a NUL in its name"))?;
+        let wrapper = format!("trap 'pwd -P >| {quoted} 2>/dev/null' EXIT\neval \"$1\"");
+        let start = self.cwd();
+        // A folder removed since: start at the root again.
+        let start = if start.is_dir() { start } else { self.roots.root.clone() };
+        let spec = CommandSpec {
+            program: OsString::from("sh"),
+            args: vec![
+                OsString::from("-c"),
+                OsString::from(wrapper),
+                OsString::from("sh"),
+                OsString::from(script),
+            ],
+            timeout: Some(Timeout {
+                after: Duration::from_secs(timeout),
+                label: format!("{timeout}s"),
+                kill_after: Some(DEFAULT_KILL_AFTER),
+            }),
+            stdout_only: false,
+        };
+        let config = Config {
+            save: Some(SaveTo::Dir(self.roots.saved.clone())),
+            command: Some(spec),
+            ..self.bash.clone()
+        };
+        let place = Place { dir: Some(start), no_stdin: true, env, stop };
+        let mut out = Vec::new();
+        let finished =
+            command::run_in(&config, &place, &mut out, &mut io::sink()).map_err(|e| e.to_string())?;
+        self.keep_cwd(cwd_file.path());
+        let report = finished.report;
+        if self.bash_binary && is_binary(&out) {
+            let bytes = report.as_ref().map_or(out.len() as u64, |r| r.totals.bytes());
+            let saved = match report.as_ref().and_then(|r| r.saved_to.clone()) {
+                Some(path) => Some(path),
+                // Nothing was cut, so what was kept is the whole output.
+                None => save_whole(&self.roots.saved, &out),
+            };
+            out =
+                capout_core::binary_output(bytes, saved.as_ref().map(|p| p.display().to_string()).as_deref())
+                    .into_bytes();
+            out.push(b'\n');
+        }
+        if let Some(e) = report.and_then(|r| r.save_error) {
+            // The output stands; only the copy of it failed.
+            let _ = writeln!(out, "{}", notice::not_saved(e));
+        }
+        let ending = &finished.ending;
+        if ending.exit_code != 0 {
+            // The shell that runs the command reports a command killed by
+            // signal N as 128 + N, as a shell user reads `$?`.
+            let shell = ending.exit_code.checked_sub(128).filter(|n| (1..=64).contains(n));
+            let signal = ending.signal.or(shell).filter(|_| ending.timed_out.is_none());
+            let name = signal.and_then(signal_hook::low_level::signal_name);
+            let _ = writeln!(out, "{}", capout_core::exit_status(ending.exit_code, name));
+        }
+        Ok(String::from_utf8_lossy(&out).into_owned())
+    }
+
+    /// Takes where the shell ended as where the next command starts: an
+    /// absolute path to a folder, or nothing (the shell was killed, or
+    /// `exec` replaced it, or the command set its own `EXIT` trap).
+    fn keep_cwd(&self, file: &Path) {
+        let Ok(text) = std::fs::read(file) else { return };
+        let Some(line) = text.strip_suffix(b"\n") else { return };
+        let path = PathBuf::from(std::ffi::OsStr::from_bytes(line));
+        if path.is_absolute() && path.is_dir() {
+            *self.cwd.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = path;
+        }
+    }
+}
+
+/// Whether the output of a command is not text: it holds a NUL byte, or
+/// more than one byte in twenty is not UTF-8.
+fn is_binary(out: &[u8]) -> bool {
+    if memchr::memchr(0, out).is_some() {
+        return true;
+    }
+    let invalid = out.utf8_chunks().map(|c| c.invalid().len()).sum::<usize>();
+    invalid * 20 > out.len()
+}
+
+/// Saves the whole output of a command that was not cut, so that the line
+/// that replaces it can name where it is.
+fn save_whole(dir: &Path, out: &[u8]) -> Option<PathBuf> {
+    let mut file = tempfile::Builder::new().prefix("capout-").suffix(".log").tempfile_in(dir).ok()?;
+    file.write_all(out).ok()?;
+    file.into_temp_path().keep().ok()
+}

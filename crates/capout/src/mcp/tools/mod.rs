@@ -1,0 +1,89 @@
+//! The three tools, as plain functions: each returns the text the model
+//! sees, or the text of a tool error. Every text is capped by capout's
+//! own engine, so its notices are the CLI's to the letter.
+//!
+//! - [`read`](Tools::read): a page of a file's lines.
+//! - [`grep`](Tools::grep): ripgrep's search of a tree, paged.
+//! - [`bash`](Tools::bash): a shell command through command mode.
+
+mod bash;
+mod grep;
+mod read;
+#[cfg(test)]
+mod tests;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use capout_core::{CapSpec, Config, NoticeTarget};
+
+use super::paths::Roots;
+use crate::profiles;
+pub use grep::{GREP_HEAP_LIMIT, GREP_LINE_WINDOW, GrepMode, GrepRequest};
+pub use read::BINARY_PROBE;
+
+/// The tools, with their root and the configs of their profiles.
+#[derive(Clone, Debug)]
+pub struct Tools {
+    /// Where paths may lead.
+    pub roots: Roots,
+    read: Config,
+    grep: Config,
+    bash: Config,
+    /// Where the next `bash` command starts: where the last one ended,
+    /// at first the root. The session's alone: one server serves one.
+    cwd: Arc<std::sync::Mutex<PathBuf>>,
+    /// Output of `bash` that is not text is replaced by one line.
+    bash_binary: bool,
+}
+
+impl Tools {
+    /// The tools over `roots`, capped as the profiles `read`, `grep` and
+    /// `bash` say.
+    pub fn new(roots: Roots) -> Result<Tools, String> {
+        let plain = |name| {
+            profiles::config(name).map(|config| Config {
+                // The server's text is the model's: notices with it, no
+                // live count, no JSON.
+                notice: NoticeTarget::Stdout,
+                json: false,
+                progress: false,
+                ..config
+            })
+        };
+        let cwd = Arc::new(std::sync::Mutex::new(roots.root.clone()));
+        let bash = plain("bash")?;
+        // Profile bash's `--binary hide` is the switch (`binary = "show"`
+        // in a config file turns it off); the tool replaces binary output
+        // itself, with the path of the whole output, so the engine keeps
+        // it whole.
+        let bash_binary = bash.hide_binary;
+        Ok(Tools {
+            roots,
+            read: plain("read")?,
+            grep: plain("grep")?,
+            bash: Config { hide_binary: false, ..bash },
+            cwd,
+            bash_binary,
+        })
+    }
+
+    /// The configs of the profiles `read`, `grep` and `bash`, as loaded:
+    /// the tools' descriptions state their caps.
+    pub fn profiles(&self) -> (&Config, &Config, &Config) {
+        (&self.read, &self.grep, &self.bash)
+    }
+
+    /// Where the next `bash` command starts.
+    pub fn cwd(&self) -> PathBuf {
+        self.cwd.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
+    /// The number of lines `read` shows when no limit is given.
+    pub fn read_limit(&self) -> u64 {
+        match self.read.cap {
+            CapSpec::HeadLines { limit, .. } => limit,
+            _ => 500,
+        }
+    }
+}
