@@ -54,4 +54,6 @@ module.exports = {
   // For capout/ai-sdk: the MCP server's tools and their texts.
   Tools: native.Tools,
   toolDescriptions: native.toolDescriptions,
+  bashStopper: native.bashStopper,
+  bashStop: native.bashStop,
 };
