@@ -7,15 +7,14 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
 
 use capout::command::Stop;
+use capout::mcp::leftovers::{self, Which};
 use capout::mcp::paths::{self, Roots};
 use capout::mcp::tools::{GrepMode, GrepRequest, Tools};
 use napi::bindgen_prelude::{AsyncTask, External};
 use napi::{Env, Error, Result, Task};
 use napi_derive::napi;
-use rustix::process::{Pid, Signal, kill_process};
 use serde_json::{Value, json};
 
 /// The default `timeout` of `bash`, in seconds, as the server's.
@@ -25,14 +24,8 @@ const BASH_TIMEOUT: u64 = 120;
 /// server's: the oldest are removed first.
 const SAVED_MAX: u64 = 1 << 30;
 
-/// The variable that marks the processes of one `bash` call
-/// (`PID.CALL`), so that what a call left running is found and ended.
-const MARK: &str = "CAPOUT_NODE_CALL";
-
-/// How long what a call left running gets between SIGTERM and SIGKILL,
-/// as the server's.
-const GRACE: Duration = Duration::from_secs(2);
-
+/// The number of the next `bash` call, which marks its processes (with
+/// this process's id), as the server numbers its calls.
 static CALLS: AtomicU64 = AtomicU64::new(0);
 
 /// The tools over one root, with the folder their saved outputs go to.
@@ -233,13 +226,15 @@ impl Task for Call {
             Work::Grep(request) => tools.grep(request),
             Work::Bash { command, timeout, stop } => {
                 let call = CALLS.fetch_add(1, Ordering::Relaxed);
-                let mark = format!("{}.{call}", std::process::id());
-                let env = vec![(MARK.into(), mark.clone().into())];
-                let ran = tools.bash(command, *timeout, env, Some(Arc::clone(stop)));
+                let ran = tools.bash(command, *timeout, vec![leftovers::mark(call)], Some(Arc::clone(stop)));
                 evict(&tools.roots.saved, &self.files);
                 // What the command left running ends with the call, beside
                 // the reply rather than before it.
-                let _ = std::thread::Builder::new().name("capout-leftovers".into()).spawn(move || end(&mark));
+                // Ended as the server ends them, but not reaped: this
+                // process is no subreaper, so the orphans are init's, and
+                // its own children are Node's to wait for.
+                let end = move || leftovers::end_unreaped(Which::Call(call), leftovers::GRACE);
+                let _ = std::thread::Builder::new().name("capout-leftovers".into()).spawn(end);
                 ran
             }
         }
@@ -271,49 +266,6 @@ fn evict(dir: &Path, files: &Mutex<Vec<(OsString, u64)>>) {
         let (name, len) = files.remove(0);
         let _ = std::fs::remove_file(dir.join(name));
         total -= len;
-    }
-}
-
-/// The processes of this user that carry `MARK=mark`, found in /proc.
-fn marked(mark: &str) -> Vec<Pid> {
-    let var = format!("{MARK}={mark}");
-    let me = std::process::id();
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-    entries
-        .flatten()
-        .filter_map(|entry| {
-            let pid = entry.file_name().to_str()?.parse::<u32>().ok().filter(|pid| *pid != me)?;
-            let environ = std::fs::read(entry.path().join("environ")).ok()?;
-            environ.split(|b| *b == 0).any(|v| v == var.as_bytes()).then_some(())?;
-            Pid::from_raw(i32::try_from(pid).ok()?)
-        })
-        .collect()
-}
-
-/// Ends what a call left running, as the server does: SIGTERM (and
-/// SIGCONT), then SIGKILL to what is still there after [`GRACE`]. Nothing
-/// is reaped here: this process is no subreaper, so the orphans are
-/// init's, and its own children are Node's to wait for.
-fn end(mark: &str) {
-    if marked(mark).is_empty() {
-        return;
-    }
-    for pid in marked(mark) {
-        let _ = kill_process(pid, Signal::TERM);
-        let _ = kill_process(pid, Signal::CONT);
-    }
-    let deadline = Instant::now() + GRACE;
-    while !marked(mark).is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    for _ in 0..4 {
-        let found = marked(mark);
-        if found.is_empty() {
-            break;
-        }
-        for pid in found {
-            let _ = kill_process(pid, Signal::KILL);
-        }
     }
 }
 

@@ -9,7 +9,7 @@
 //! blocking thread, so a long `bash` holds up no other call; a failing call is a tool error, and the
 //! session goes on.
 
-mod leftovers;
+pub mod leftovers;
 pub mod paths;
 pub mod tools;
 mod transport;
