@@ -1,4 +1,5 @@
 import type { Tool } from 'ai';
+import type { GrepInput } from './index';
 
 /** What each tool takes. */
 export interface ToolOptions<INPUT> {
@@ -10,23 +11,18 @@ export interface ToolOptions<INPUT> {
 
 export interface ReadInput {
   path: string;
-  offset?: number;
-  limit?: number;
+  offset?: number | null;
+  limit?: number | null;
 }
-export interface GrepInput {
-  pattern: string;
-  path?: string;
-  glob?: string;
-  case_insensitive?: boolean;
-}
+export type { GrepInput };
 export interface BashInput {
   command: string;
-  timeout?: number;
+  timeout?: number | null;
 }
 
 /** `read`: a file's lines, numbered, `limit` (default 500) after `offset`, as `capout --mcp` reads. */
 export declare function readTool(options?: ToolOptions<ReadInput>): Tool<ReadInput, string>;
-/** `grep`: the matching lines, the first 50, as `capout --mcp` searches. */
+/** `grep`: the matching lines, the first 50, as `capout --mcp` searches, with every argument of its `grep`. */
 export declare function grepTool(options?: ToolOptions<GrepInput>): Tool<GrepInput, string>;
 /** `bash`: `sh -c COMMAND` in the root, the last 5000 characters, as `capout --mcp` runs it. */
 export declare function bashTool(

@@ -86,16 +86,42 @@ export declare class Capper {
 /** What `capout` with these options prints for a whole text. */
 export declare function cap(text: string | Buffer, options?: CapOptions): string;
 
+/** The arguments of the server's `grep`, with its names. */
+export interface GrepInput {
+  pattern: string;
+  path?: string | null;
+  glob?: string | null;
+  type?: string | null;
+  output_mode?: 'content' | 'files_with_matches' | 'count' | null;
+  context_before?: number | null;
+  context_after?: number | null;
+  context?: number | null;
+  case_insensitive?: boolean | null;
+  multiline?: boolean | null;
+  offset?: number | null;
+  limit?: number | null;
+}
 /** The MCP server's tools over one root (used by `capout/ai-sdk`). */
 export declare class Tools {
   constructor(root: string);
   readonly savedDir: string;
-  read(path: string, offset?: number, limit?: number): Promise<string>;
-  grep(pattern: string, path?: string, glob?: string, caseInsensitive?: boolean): Promise<string>;
-  bash(command: string, timeout?: number): Promise<string>;
+  read(path: string, offset?: number | null, limit?: number | null): Promise<string>;
+  /** The arguments of the server's `grep`, with its names (`output_mode`, `context_before`, …). */
+  grep(input: GrepInput): Promise<string>;
+  /** `stop` (from `bashStopper()`) ends the call while it runs, when `bashStop(stop)` is called. */
+  bash(command: string, timeout: number | undefined, stop: BashStop): Promise<string>;
   /** Removes the folder of saved outputs. */
   close(): void;
 }
+
+/** What ends a running `bash` call of `Tools` (an opaque value). */
+export interface BashStop {
+  readonly __capoutBashStop: unique symbol;
+}
+/** A new way to end a `bash` call while it runs. */
+export declare function bashStopper(): BashStop;
+/** Ends the `bash` call made with `stop`: its process group gets SIGTERM at once, then SIGKILL after the grace. */
+export declare function bashStop(stop: BashStop): void;
 
 /** The texts `capout --mcp` lists for its tools and their arguments. */
 export declare function toolDescriptions(): Record<

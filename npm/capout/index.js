@@ -1,6 +1,6 @@
 // capout for Node.js: the native module of this platform's package
 // (capout-linux-x64 and so on, one of the optionalDependencies), which
-// holds the engine. Capper and cap() are its own classes and functions.
+// holds the engine. cap() is its own function; Capper wraps its own.
 'use strict';
 
 const pkg = `capout-${process.platform}-${process.arch}`;
@@ -17,10 +17,43 @@ try {
   );
 }
 
+// What a push that writes nothing returns (a tail cap writes nothing
+// until the end): one empty Buffer, frozen, for every such push, as making
+// a Buffer costs more than the push itself.
+const EMPTY = Object.freeze(Buffer.alloc(0));
+
+/** Caps a stream pushed in chunks of any size, split anywhere. */
+class Capper {
+  // The native stream: an external value its functions take.
+  #stream;
+
+  constructor(options) {
+    this.#stream = native.capperNew(options);
+  }
+
+  /** Takes the next chunk; returns what may be written now. */
+  push(chunk) {
+    if (typeof chunk === 'string') return native.capperPushText(this.#stream, chunk) ?? EMPTY;
+    try {
+      return native.capperPush(this.#stream, chunk) ?? EMPTY;
+    } catch (e) {
+      if (ArrayBuffer.isView(chunk)) throw e;
+      throw new TypeError(`capout: push takes a Buffer or a string, not ${chunk === null ? 'null' : typeof chunk}`);
+    }
+  }
+
+  /** Ends the stream: what the cap held back and the notice, and the summary. */
+  finish() {
+    return native.capperFinish(this.#stream);
+  }
+}
+
 module.exports = {
-  Capper: native.Capper,
+  Capper,
   cap: native.cap,
   // For capout/ai-sdk: the MCP server's tools and their texts.
   Tools: native.Tools,
   toolDescriptions: native.toolDescriptions,
+  bashStopper: native.bashStopper,
+  bashStop: native.bashStop,
 };

@@ -5,8 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(cd ../.. && pwd)
-(cd "$root" && cargo build --release -p capout-node --example node_push_bench)
-"$root/target/release/examples/node_push_bench"
+(cd "$root" && cargo build --release -p capout-node --lib --example node_push_bench)
+rust=$("$root/target/release/examples/node_push_bench")
+echo "$rust"
 platform=$(node -p 'process.platform + "-" + process.arch')
 [[ -d node_modules/ai ]] || { echo "bench.sh: run crates/node/test/run.sh first (it installs the dev dependencies)" >&2; exit 1; }
 rm -rf node_modules/capout
@@ -15,4 +16,5 @@ mkdir -p "node_modules/capout-$platform"
 echo "{ \"name\": \"capout-$platform\", \"version\": \"0.0.0\" }" >"node_modules/capout-$platform/package.json"
 rm -f "node_modules/capout-$platform/capout.node"
 cp "$root/target/release/libcapout_node.so" "node_modules/capout-$platform/capout.node"
-node bench/bench.mjs
+# The Rust figures, for the ratio of each push figure to its own.
+RUST_PUSH=$rust node bench/bench.mjs

@@ -2,8 +2,9 @@
 //! the MCP server's tools. The Rust types own the state; the JavaScript
 //! classes of the `capout` package wrap them.
 //!
-//! - `Capper`: `push` chunks, `finish` for the rest, the notice and the
-//!   summary (the facts of `capout --json`).
+//! - `capper_new`, `capper_push`, `capper_finish`: the stream behind the
+//!   package's `Capper` (`push` chunks, `finish` for the rest, the notice
+//!   and the summary: the facts of `capout --json`).
 //! - `cap`: a whole text at once.
 //! - `Tools`: `read`, `grep` and `bash`, bounded as `capout --mcp`
 //!   bounds them, for the AI SDK tools of `capout/ai-sdk`.
@@ -15,47 +16,24 @@ mod options;
 mod tools;
 
 use capout_core::{CapSpec, Limit, Options, Summary};
-use napi::bindgen_prelude::{Buffer, BufferSlice, Either};
+use napi::bindgen_prelude::{Buffer, BufferSlice, Either, External};
 use napi::{Env, Error, Result};
 use napi_derive::napi;
 use serde_json::{Value, json};
 
-pub use tools::{JsTools, tool_descriptions};
+pub use tools::{JsTools, bash_stop, bash_stopper, tool_descriptions};
 
-/// A stream being capped: the engine that writes the output, and, when
-/// its notice does not need every total, a second one that counts them
-/// for the summary.
-struct Engines {
-    capper: capout_core::Capper,
-    counter: Option<capout_core::Capper>,
-    options: Options,
-}
-
-impl Engines {
-    fn new(options: Option<&Value>, summary: bool) -> Result<Engines> {
-        let options = options::parse(options).map_err(Error::from_reason)?;
-        let start =
-            |o: Options| capout_core::Capper::new(o).map_err(|e| Error::from_reason(format!("capout: {e}")));
-        let counter = if summary { options::counting(&options).map(start).transpose()? } else { None };
-        Ok(Engines { capper: start(options.clone())?, counter, options })
-    }
-
-    fn push(&mut self, chunk: &[u8], out: &mut Vec<u8>) -> Result<()> {
-        self.capper.push(chunk, out).map_err(failed)?;
-        if let Some(counter) = &mut self.counter {
-            counter.push(chunk, &mut std::io::sink()).map_err(failed)?;
-        }
-        Ok(())
-    }
-
-    fn finish(self, out: &mut Vec<u8>) -> Result<Value> {
-        let shown = self.capper.finish(out).map_err(failed)?;
-        let counted = match self.counter {
-            Some(counter) => Some(counter.finish(&mut std::io::sink()).map_err(failed)?),
-            None => None,
-        };
-        Ok(summary(&self.options, &shown, counted.as_ref().unwrap_or(&shown)))
-    }
+/// A capper for `options` (the CLI's options in camelCase). One that
+/// gives a summary counts every total, as `--json` does, whatever its
+/// notice needs; its notice and output are those of a plain run.
+fn engine(options: Option<&Value>, summary: bool) -> Result<(capout_core::Capper, Options)> {
+    let options = options::parse(options).map_err(Error::from_reason)?;
+    let capper = if summary {
+        capout_core::Capper::new_counting_all(options.clone())
+    } else {
+        capout_core::Capper::new(options.clone())
+    };
+    Ok((capper.map_err(failed)?, options))
 }
 
 fn failed(e: capout_core::Error) -> Error {
@@ -72,11 +50,9 @@ fn unit(options: &Options) -> &'static str {
     }
 }
 
-/// The facts of `capout --json`, in its order, with camelCase keys: the
-/// notice and whether something was cut from the engine that wrote the
-/// output, the numbers from the one that counted everything.
-fn summary(options: &Options, shown: &Summary, counted: &Summary) -> Value {
-    let notice = shown.notice.as_ref().map(|n| {
+/// The facts of `capout --json`, in its order, with camelCase keys.
+fn summary(options: &Options, facts: &Summary) -> Value {
+    let notice = facts.notice.as_ref().map(|n| {
         let lines: Vec<&[u8]> = n.lines().collect();
         String::from_utf8_lossy(&lines.join(&b'\n')).into_owned()
     });
@@ -86,29 +62,29 @@ fn summary(options: &Options, shown: &Summary, counted: &Summary) -> Value {
     };
     // The page of a paging cap, as `--json` gives it: the first and last
     // shown, and the next offset while more follows.
-    let page = match (counted.first, counted.last) {
-        (Some(first), Some(last)) if counted.paged => Some((first, last, counted.next_offset)),
+    let page = match (facts.first, facts.last) {
+        (Some(first), Some(last)) if facts.paged => Some((first, last, facts.next_offset)),
         _ => None,
     };
     json!({
         "notice": notice,
-        "truncated": shown.truncated,
+        "truncated": facts.truncated,
         "cap": options.cap.name(),
         "limit": limit,
         "budget": options.budget,
-        "totalBytes": counted.totals.bytes(),
-        "totalChars": counted.totals.chars(),
-        "totalLines": counted.totals.lines(),
-        "matches": counted.matches,
+        "totalBytes": facts.totals.bytes(),
+        "totalChars": facts.totals.chars(),
+        "totalLines": facts.totals.lines(),
+        "matches": facts.matches,
         "unit": unit(options),
-        "omitted": if shown.truncated { counted.omitted } else { Some(0) },
+        "omitted": if facts.truncated { facts.omitted } else { Some(0) },
         "first": page.map(|p| p.0),
         "last": page.map(|p| p.1),
         "nextOffset": page.and_then(|p| p.2),
-        "totalTokens": counted.total_tokens,
+        "totalTokens": facts.total_tokens,
         "tokenizer": options.cap.is_token_cap().then(|| options.tokenizer.name()),
-        "savedTo": shown.saved_to.as_ref().map(|p| p.display().to_string()),
-        "saveError": shown.save_error.as_ref().map(ToString::to_string),
+        "savedTo": facts.saved_to.as_ref().map(|p| p.display().to_string()),
+        "saveError": facts.save_error.as_ref().map(ToString::to_string),
     })
 }
 
@@ -121,51 +97,70 @@ pub struct Finished {
     pub summary: Value,
 }
 
-/// Caps a stream pushed in chunks of any size, split anywhere.
-#[napi(js_name = "Capper")]
-pub struct JsCapper {
-    /// `None` once finished.
-    engines: Option<Engines>,
+/// A stream being capped, for the package's `Capper`, which holds it as
+/// an external value and calls [`capper_push`] and [`capper_finish`].
+/// Free functions over an external rather than a class's methods: a
+/// method call costs twice as much (napi-rs checks the receiver's class
+/// and registers a borrow of it in a global table each time), and `push`
+/// is called for every chunk.
+pub struct Stream {
+    /// The engine and its options; `None` once finished.
+    engine: Option<(capout_core::Capper, Options)>,
     /// What a push writes, kept for the next.
     out: Vec<u8>,
 }
 
+/// A stream capped as `options` say (the CLI's options in camelCase); a
+/// bad option throws the CLI's message.
+#[napi(ts_return_type = "ExternalObject<'Stream'>")]
+pub fn capper_new(options: Option<Value>) -> Result<External<Stream>> {
+    Ok(External::new(Stream { engine: Some(engine(options.as_ref(), true)?), out: Vec::new() }))
+}
+
+/// Takes the next chunk and returns what may be written now, or nothing
+/// when that is nothing (as a tail cap writes nothing until the end): a
+/// Buffer, even an empty one, costs more to make than the push, and the
+/// package returns one empty Buffer for all.
+// Borrowed in and copied out: a buffer with a finalizer for the output
+// costs more than a copy of what a push writes.
 #[napi]
-impl JsCapper {
-    /// A capper as `options` say (the CLI's options in camelCase); a bad
-    /// option throws the CLI's message.
-    #[napi(constructor)]
-    pub fn new(options: Option<Value>) -> Result<Self> {
-        Ok(JsCapper { engines: Some(Engines::new(options.as_ref(), true)?), out: Vec::new() })
-    }
+pub fn capper_push<'env>(
+    env: &'env Env,
+    stream: &mut External<Stream>,
+    chunk: BufferSlice<'env>,
+) -> Result<Option<BufferSlice<'env>>> {
+    stream.push(env, &chunk)
+}
 
-    /// Takes the next chunk and returns what may be written now.
-    // Borrowed in and copied out: a reference to the chunk and a buffer
-    // with a finalizer for the output cost more than a copy of what a
-    // push writes (nothing, for a tail cap).
-    #[napi(ts_return_type = "Buffer")]
-    pub fn push<'env>(
-        &mut self,
-        env: &'env Env,
-        chunk: Either<BufferSlice<'env>, String>,
-    ) -> Result<BufferSlice<'env>> {
-        let engines = self.engines.as_mut().ok_or_else(finished)?;
+/// [`capper_push`] for a string: its UTF-8.
+#[napi]
+pub fn capper_push_text<'env>(
+    env: &'env Env,
+    stream: &mut External<Stream>,
+    chunk: String,
+) -> Result<Option<BufferSlice<'env>>> {
+    stream.push(env, chunk.as_bytes())
+}
+
+impl Stream {
+    fn push<'env>(&mut self, env: &'env Env, chunk: &[u8]) -> Result<Option<BufferSlice<'env>>> {
+        let (capper, _) = self.engine.as_mut().ok_or_else(finished)?;
         self.out.clear();
-        match &chunk {
-            Either::A(buffer) => engines.push(buffer, &mut self.out)?,
-            Either::B(text) => engines.push(text.as_bytes(), &mut self.out)?,
+        capper.push(chunk, &mut self.out).map_err(failed)?;
+        if self.out.is_empty() {
+            return Ok(None);
         }
-        BufferSlice::copy_from(env, &self.out)
+        BufferSlice::copy_from(env, &self.out).map(Some)
     }
+}
 
-    /// Ends the stream: what the cap held back, the notice, the summary.
-    #[napi]
-    pub fn finish(&mut self) -> Result<Finished> {
-        let engines = self.engines.take().ok_or_else(finished)?;
-        let mut out = Vec::new();
-        let summary = engines.finish(&mut out)?;
-        Ok(Finished { output: out.into(), summary })
-    }
+/// Ends the stream: what the cap held back, the notice, the summary.
+#[napi]
+pub fn capper_finish(stream: &mut External<Stream>) -> Result<Finished> {
+    let (capper, options) = stream.engine.take().ok_or_else(finished)?;
+    let mut out = Vec::new();
+    let facts = capper.finish(&mut out).map_err(failed)?;
+    Ok(Finished { output: out.into(), summary: summary(&options, &facts) })
 }
 
 fn finished() -> Error {
@@ -176,13 +171,14 @@ fn finished() -> Error {
 /// it (notices on stdout included).
 #[napi]
 pub fn cap(text: Either<Buffer, String>, options: Option<Value>) -> Result<String> {
-    let mut engines = Engines::new(options.as_ref(), false)?;
+    let (mut capper, _) = engine(options.as_ref(), false)?;
     let mut out = Vec::new();
-    match &text {
-        Either::A(buffer) => engines.push(buffer, &mut out)?,
-        Either::B(text) => engines.push(text.as_bytes(), &mut out)?,
-    }
-    engines.capper.finish(&mut out).map_err(failed)?;
+    let bytes = match &text {
+        Either::A(buffer) => &buffer[..],
+        Either::B(text) => text.as_bytes(),
+    };
+    capper.push(bytes, &mut out).map_err(failed)?;
+    capper.finish(&mut out).map_err(failed)?;
     Ok(match String::from_utf8(out) {
         Ok(text) => text,
         Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),

@@ -3,7 +3,7 @@
 //! profiles and error messages are the CLI's.
 
 use capout::cli::{self, Action};
-use capout_core::{Options, Template};
+use capout_core::Options;
 use serde_json::Value;
 
 /// The keys of the options object, each the camelCase of a `capout`
@@ -104,21 +104,4 @@ thread_local! {
     /// The options of the last calls, as words and as parsed, oldest
     /// first. Only valid ones: an error is parsed again, and thrown again.
     static PARSED: std::cell::RefCell<Vec<(Vec<String>, Options)>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// The options of a second engine that counts what `--json` tells (every
-/// total, and so every number of a cut): `--json` counts them all, a
-/// plain run only those its notice needs. A template that speaks of the
-/// totals makes the engine count them; its notice goes nowhere and
-/// nothing is saved twice. `None` when `options` count them already.
-pub fn counting(options: &Options) -> Option<Options> {
-    if options.template.as_ref().is_some_and(Template::needs_totals) {
-        return None;
-    }
-    let mut counter = options.clone();
-    counter.template = Some(Template::parse("{total}").ok()?);
-    counter.notice = capout_core::NoticeTarget::None;
-    counter.save = None;
-    counter.keep = None;
-    Some(counter)
 }

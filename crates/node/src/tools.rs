@@ -7,14 +7,14 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
 
+use capout::command::Stop;
+use capout::mcp::leftovers::{self, Which};
 use capout::mcp::paths::{self, Roots};
-use capout::mcp::tools::{GrepRequest, Tools};
-use napi::bindgen_prelude::AsyncTask;
+use capout::mcp::tools::{GrepMode, GrepRequest, Tools};
+use napi::bindgen_prelude::{AsyncTask, External};
 use napi::{Env, Error, Result, Task};
 use napi_derive::napi;
-use rustix::process::{Pid, Signal, kill_process};
 use serde_json::{Value, json};
 
 /// The default `timeout` of `bash`, in seconds, as the server's.
@@ -24,14 +24,8 @@ const BASH_TIMEOUT: u64 = 120;
 /// server's: the oldest are removed first.
 const SAVED_MAX: u64 = 1 << 30;
 
-/// The variable that marks the processes of one `bash` call
-/// (`PID.CALL`), so that what a call left running is found and ended.
-const MARK: &str = "CAPOUT_NODE_CALL";
-
-/// How long what a call left running gets between SIGTERM and SIGKILL,
-/// as the server's.
-const GRACE: Duration = Duration::from_secs(2);
-
+/// The number of the next `bash` call, which marks its processes (with
+/// this process's id), as the server numbers its calls.
 static CALLS: AtomicU64 = AtomicU64::new(0);
 
 /// The tools over one root, with the folder their saved outputs go to.
@@ -81,30 +75,24 @@ impl JsTools {
         Ok(self.call(Work::Read { path, offset, limit }))
     }
 
-    /// `grep`: the matching lines under `path` (default `.`), as
-    /// `path:line:text`.
+    /// `grep`: what the server's `grep` gives for the same arguments
+    /// (the matching lines under `path`, default `.`, as `path:line:text`).
     #[napi(ts_return_type = "Promise<string>")]
-    pub fn grep(
-        &self,
-        pattern: String,
-        path: Option<String>,
-        glob: Option<String>,
-        case_insensitive: Option<bool>,
-    ) -> AsyncTask<Call> {
-        self.call(Work::Grep {
-            pattern,
-            path: path.unwrap_or_else(|| ".".into()),
-            glob,
-            case_insensitive: case_insensitive.unwrap_or(false),
-        })
+    pub fn grep(&self, input: GrepInput) -> Result<AsyncTask<Call>> {
+        Ok(self.call(Work::Grep(input.request()?)))
     }
 
     /// `bash`: `sh -c COMMAND` in the root, stopped after `timeout`
-    /// seconds (default 120).
+    /// seconds (default 120), or when `stop` is told to ([`bash_stop`]).
     #[napi(ts_return_type = "Promise<string>")]
-    pub fn bash(&self, command: String, timeout: Option<f64>) -> Result<AsyncTask<Call>> {
+    pub fn bash(
+        &self,
+        command: String,
+        timeout: Option<f64>,
+        #[napi(ts_arg_type = "ExternalObject<'Stop'>")] stop: &External<Arc<Stop>>,
+    ) -> Result<AsyncTask<Call>> {
         let timeout = whole("timeout", timeout)?.unwrap_or(BASH_TIMEOUT);
-        Ok(self.call(Work::Bash { command, timeout }))
+        Ok(self.call(Work::Bash { command, timeout, stop: Arc::clone(stop) }))
     }
 
     /// Removes the folder of saved outputs; the tools still work, but the
@@ -132,10 +120,92 @@ fn whole(name: &str, value: Option<f64>) -> Result<Option<u64>> {
     }
 }
 
+/// The arguments of `grep`, with the names and meanings of the server's
+/// (`null` is as if absent).
+#[napi(object)]
+pub struct GrepInput {
+    pub pattern: String,
+    pub path: Option<String>,
+    pub glob: Option<String>,
+    #[napi(js_name = "type")]
+    pub file_type: Option<String>,
+    #[napi(js_name = "output_mode", ts_type = "'content' | 'files_with_matches' | 'count' | null")]
+    pub output_mode: Option<String>,
+    #[napi(js_name = "context_before")]
+    pub context_before: Option<f64>,
+    #[napi(js_name = "context_after")]
+    pub context_after: Option<f64>,
+    pub context: Option<f64>,
+    #[napi(js_name = "case_insensitive")]
+    pub case_insensitive: Option<bool>,
+    pub multiline: Option<bool>,
+    pub offset: Option<f64>,
+    pub limit: Option<f64>,
+}
+
+impl GrepInput {
+    /// The server's request for these arguments, defaults as the server
+    /// gives them: `context_before` and `context_after` default to
+    /// `context`. A number out of the schema's range is refused.
+    fn request(self) -> Result<GrepRequest> {
+        let lines = |name: &str, value: Option<f64>| -> Result<Option<usize>> {
+            match whole(name, value)? {
+                Some(n) if n > u64::from(u32::MAX) => Err(Error::from_reason(format!(
+                    "{name} must be a whole number of at most {}, not {n}",
+                    u32::MAX
+                ))),
+                n => Ok(n.map(|n| n as usize)),
+            }
+        };
+        let context = lines("context", self.context)?.unwrap_or(0);
+        let mode = match self.output_mode.as_deref() {
+            None | Some("content") => GrepMode::Content,
+            Some("files_with_matches") => GrepMode::FilesWithMatches,
+            Some("count") => GrepMode::Count,
+            Some(other) => {
+                return Err(Error::from_reason(format!(
+                    "output_mode must be content, files_with_matches or count, not {other:?}"
+                )));
+            }
+        };
+        Ok(GrepRequest {
+            pattern: self.pattern,
+            path: self.path.unwrap_or_else(|| ".".into()),
+            glob: self.glob,
+            file_type: self.file_type,
+            mode,
+            before: lines("context_before", self.context_before)?.unwrap_or(context),
+            after: lines("context_after", self.context_after)?.unwrap_or(context),
+            case_insensitive: self.case_insensitive.unwrap_or(false),
+            multiline: self.multiline.unwrap_or(false),
+            offset: whole("offset", self.offset)?.unwrap_or(0),
+            limit: whole("limit", self.limit)?,
+        })
+    }
+}
+
 enum Work {
     Read { path: String, offset: u64, limit: Option<u64> },
-    Grep { pattern: String, path: String, glob: Option<String>, case_insensitive: bool },
-    Bash { command: String, timeout: u64 },
+    Grep(GrepRequest),
+    Bash { command: String, timeout: u64, stop: Arc<Stop> },
+}
+
+/// A way to end a `bash` call while it runs, for an `AbortSignal`: made
+/// before the call, told by [`bash_stop`].
+#[napi(ts_return_type = "ExternalObject<'Stop'>")]
+pub fn bash_stopper() -> Result<External<Arc<Stop>>> {
+    let stop = Stop::new().map_err(|e| Error::from_reason(format!("cannot run the command: {e}")))?;
+    Ok(External::new(Arc::new(stop)))
+}
+
+/// Ends the `bash` call made with `stop`, as a cancelled call of the
+/// server ends: its whole process group gets SIGTERM at once (and
+/// SIGCONT), then SIGKILL after the grace of its timeout; what left the
+/// group is ended with the call, as always. Before the call starts, the
+/// call ends as soon as it starts; after it, this does nothing.
+#[napi]
+pub fn bash_stop(#[napi(ts_arg_type = "ExternalObject<'Stop'>")] stop: &External<Arc<Stop>>) {
+    stop.stop();
 }
 
 /// One call, run on a thread of libuv's pool: its text, or its error's.
@@ -153,24 +223,18 @@ impl Task for Call {
         let tools = &self.tools;
         match &self.work {
             Work::Read { path, offset, limit } => tools.read(path, *offset, *limit),
-            Work::Grep { pattern, path, glob, case_insensitive } => {
-                let request = GrepRequest {
-                    pattern: pattern.clone(),
-                    path: path.clone(),
-                    glob: glob.clone(),
-                    case_insensitive: *case_insensitive,
-                    ..GrepRequest::default()
-                };
-                tools.grep(&request)
-            }
-            Work::Bash { command, timeout } => {
+            Work::Grep(request) => tools.grep(request),
+            Work::Bash { command, timeout, stop } => {
                 let call = CALLS.fetch_add(1, Ordering::Relaxed);
-                let mark = format!("{}.{call}", std::process::id());
-                let ran = tools.bash(command, *timeout, vec![(MARK.into(), mark.clone().into())], None);
+                let ran = tools.bash(command, *timeout, vec![leftovers::mark(call)], Some(Arc::clone(stop)));
                 evict(&tools.roots.saved, &self.files);
                 // What the command left running ends with the call, beside
                 // the reply rather than before it.
-                let _ = std::thread::Builder::new().name("capout-leftovers".into()).spawn(move || end(&mark));
+                // Ended as the server ends them, but not reaped: this
+                // process is no subreaper, so the orphans are init's, and
+                // its own children are Node's to wait for.
+                let end = move || leftovers::end_unreaped(Which::Call(call), leftovers::GRACE);
+                let _ = std::thread::Builder::new().name("capout-leftovers".into()).spawn(end);
                 ran
             }
         }
@@ -205,49 +269,6 @@ fn evict(dir: &Path, files: &Mutex<Vec<(OsString, u64)>>) {
     }
 }
 
-/// The processes of this user that carry `MARK=mark`, found in /proc.
-fn marked(mark: &str) -> Vec<Pid> {
-    let var = format!("{MARK}={mark}");
-    let me = std::process::id();
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-    entries
-        .flatten()
-        .filter_map(|entry| {
-            let pid = entry.file_name().to_str()?.parse::<u32>().ok().filter(|pid| *pid != me)?;
-            let environ = std::fs::read(entry.path().join("environ")).ok()?;
-            environ.split(|b| *b == 0).any(|v| v == var.as_bytes()).then_some(())?;
-            Pid::from_raw(i32::try_from(pid).ok()?)
-        })
-        .collect()
-}
-
-/// Ends what a call left running, as the server does: SIGTERM (and
-/// SIGCONT), then SIGKILL to what is still there after [`GRACE`]. Nothing
-/// is reaped here: this process is no subreaper, so the orphans are
-/// init's, and its own children are Node's to wait for.
-fn end(mark: &str) {
-    if marked(mark).is_empty() {
-        return;
-    }
-    for pid in marked(mark) {
-        let _ = kill_process(pid, Signal::TERM);
-        let _ = kill_process(pid, Signal::CONT);
-    }
-    let deadline = Instant::now() + GRACE;
-    while !marked(mark).is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    for _ in 0..4 {
-        let found = marked(mark);
-        if found.is_empty() {
-            break;
-        }
-        for pid in found {
-            let _ = kill_process(pid, Signal::KILL);
-        }
-    }
-}
-
 /// What the tools tell a model, as `capout --mcp` lists them: each
 /// tool's description, and each argument's.
 #[napi]
@@ -272,7 +293,15 @@ pub fn tool_descriptions() -> Result<Value> {
                 "pattern": "The regular expression to search for (Rust regex syntax, as ripgrep's).",
                 "path": "The file or folder to search, relative to the server's root (default \".\").",
                 "glob": "Search only files whose names match this glob, such as \"*.rs\" or \"src/**/*.py\" (as `rg -g`).",
+                "type": "Search only files of this type, such as \"rust\", \"py\" or \"js\" (as `rg -t`).",
+                "output_mode": "`content` (default): matching lines; `files_with_matches`: paths; `count`: `path:count` per file.",
+                "context_before": "Lines of context before each match (as `rg -B`; default `context`); content mode only.",
+                "context_after": "Lines of context after each match (as `rg -A`; default `context`); content mode only.",
+                "context": "Lines of context before and after each match (as `rg -C`); content mode only.",
                 "case_insensitive": "Match without regard to case (default false).",
+                "multiline": "Let a match span lines, `.` still not matching a newline (as `rg -U`; default false).",
+                "offset": "Output lines to skip before the first one shown (default 0). To page on, pass the `next offset` of the notice.",
+                "limit": "The most output lines to show (default: the grep profile's cap, given in the tool's description).",
             },
         },
         "bash": {

@@ -78,14 +78,14 @@ test('bash: seq 100000 reaches the model as the last 5000 characters and the not
 });
 
 test('bash: the exit status, a timeout and no output, as the server says them', async () => {
-  for (const input of [{ command: 'echo out; echo err >&2; exit 3' }, { command: 'sleep 5', timeout: 1 }, { command: 'true' }]) {
+  for (const input of [{ command: 'echo out; echo err >&2; exit 3' }, { command: 'sleep 5', timeout: 1 }, { command: 'true' }, { command: 'echo null', timeout: null }]) {
     const { output } = await throughModel({ bash: bashTool({ root }) }, 'bash', input);
     assert.equal(output.value, mcpText(await server.call('bash', input)), JSON.stringify(input));
   }
 });
 
 test('read: a 3,000-line file reaches the model as its first 500 lines, numbered, and the notice', async () => {
-  for (const input of [{ path: 'big.txt' }, { path: 'big.txt', offset: 2990 }, { path: 'big.txt', offset: 10, limit: 3 }]) {
+  for (const input of [{ path: 'big.txt' }, { path: 'big.txt', offset: 2990 }, { path: 'big.txt', offset: 10, limit: 3 }, { path: 'big.txt', offset: null, limit: null }]) {
     const { output } = await throughModel({ read: readTool({ root }) }, 'read', input);
     assert.equal(output.type, 'text');
     assert.equal(output.value, mcpText(await server.call('read', input)), JSON.stringify(input));
@@ -116,6 +116,48 @@ test('grep: many hits reach the model as the first 50 and the exact total', asyn
   assert.ok(output.value.endsWith('\n... (160 total, showing first 50)\n'));
 });
 
+test("grep: every argument of the server's gives, to the byte, what the server gives", async () => {
+  fs.mkdirSync(path.join(root, 'code'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'code', 'main.rs'), 'fn main() {\n    let hit = 1;\n}\nfn other() {}\n');
+  fs.writeFileSync(path.join(root, 'code', 'tool.py'), 'def main():\n    hit = 1\n');
+  fs.writeFileSync(path.join(root, 'code', 'span.txt'), 'start of it\nend of it\nstart alone\n');
+  const inputs = [
+    { pattern: 'hit', output_mode: 'content' },
+    { pattern: 'hit', output_mode: 'files_with_matches' },
+    { pattern: 'hit', output_mode: 'count' },
+    { pattern: 'hit', output_mode: 'count', limit: 2 },
+    { pattern: 'hit 4\\d', path: 'src', context: 1 },
+    { pattern: 'hit 4\\d', path: 'src', context_before: 2, context_after: 0 },
+    { pattern: 'hit 4\\d', path: 'src/a.txt', context_before: 1, context: 3 },
+    { pattern: 'hit 4\\d', path: 'src', context_after: 2, output_mode: 'files_with_matches' },
+    { pattern: 'hit|fn', type: 'rust' },
+    { pattern: 'hit', type: 'py', path: 'code' },
+    { pattern: 'it\\nend', multiline: true },
+    { pattern: 'it\\nend', multiline: false },
+    { pattern: 'hit', offset: 50, limit: 20 },
+    { pattern: 'hit', offset: 150 },
+    { pattern: 'hit', offset: 1000 },
+    { pattern: 'hit', limit: 3, case_insensitive: false, multiline: null, glob: null, type: null, path: null },
+    { pattern: 'x', type: 'no-such-type' },
+    { pattern: 'x', glob: '[' },
+  ];
+  for (const input of inputs) {
+    const { output } = await throughModel({ grep: grepTool({ root }) }, 'grep', input);
+    const served = await server.call('grep', input);
+    assert.equal(output.type, served.isError ? 'error-text' : 'text', JSON.stringify(input));
+    assert.equal(output.value, mcpText(served), JSON.stringify(input));
+  }
+  fs.rmSync(path.join(root, 'code'), { recursive: true });
+});
+
+test("grep: an argument out of the schema reaches the model as the SDK's refusal", async () => {
+  for (const input of [{ pattern: 'hit', limit: 0 }, { pattern: 'hit', context: -1 }, { pattern: 'hit', output_mode: 'lines' }, { pattern: 'hit', context: 2 ** 32 }]) {
+    const { output } = await throughModel({ grep: grepTool({ root }) }, 'grep', input);
+    assert.equal(output.type, 'error-text', JSON.stringify(input));
+    assert.match(output.value, /^AI_InvalidToolInputError: Invalid input for tool grep: /, JSON.stringify(input));
+  }
+});
+
 test('a path outside the root is the error the server gives, and the model is told it', async () => {
   for (const [name, tools, input] of [
     ['read', { read: readTool({ root }) }, { path: '../outside' }],
@@ -143,7 +185,30 @@ test('needsApproval: a call that needs approval is not run', async () => {
   assert.equal(fs.existsSync(marker), false);
 });
 
-test('the tools describe themselves and their arguments as capout --mcp lists them', async () => {
+/**
+ * What a JSON schema of one argument allows, in one shape for zod's schema
+ * and the server's: its types (null among them when null is allowed), its
+ * bounds, its values. A 64-bit bound is as no bound: JavaScript's numbers
+ * stop at 2^53 either way.
+ */
+function allows(spec, defs) {
+  const parts = spec.anyOf ?? [spec];
+  const types = new Set();
+  let values;
+  let { minimum, maximum } = {};
+  for (let part of parts) {
+    if (part.$ref) part = defs[part.$ref.split('/').pop()];
+    if (part.oneOf) values = part.oneOf.map((o) => o.const);
+    if (part.enum) values = part.enum;
+    for (const type of [part.type ?? (part.oneOf ? 'string' : [])].flat()) types.add(type);
+    minimum = part.minimum ?? minimum;
+    maximum = part.maximum ?? (part.format === 'uint32' ? 2 ** 32 - 1 : maximum);
+  }
+  if (maximum === Number.MAX_SAFE_INTEGER) maximum = undefined;
+  return { types: [...types].sort(), minimum, maximum, values };
+}
+
+test("the tools take every argument of the server's, with its description and constraints", async () => {
   const listed = await server.list();
   const mine = { read: readTool({ root }), grep: grepTool({ root }), bash: bashTool({ root }) };
   const { z } = await import('zod');
@@ -151,13 +216,11 @@ test('the tools describe themselves and their arguments as capout --mcp lists th
     const tool = mine[served.name];
     assert.equal(tool.description, served.description, served.name);
     const schema = z.toJSONSchema(tool.inputSchema);
-    // Each argument the module's tool takes is one of the server's, with
-    // the same description (grepTool takes pattern, path, glob and
-    // case_insensitive of the server's grep).
-    for (const [arg, mine] of Object.entries(schema.properties)) {
-      const spec = served.inputSchema.properties[arg];
-      assert.ok(spec, `${served.name}.${arg} is not an argument of the server's`);
-      assert.equal(mine.description, spec.description, `${served.name}.${arg}`);
+    assert.deepEqual(Object.keys(schema.properties).sort(), Object.keys(served.inputSchema.properties).sort(), served.name);
+    for (const [arg, spec] of Object.entries(served.inputSchema.properties)) {
+      const ours = schema.properties[arg];
+      assert.equal(ours.description, spec.description, `${served.name}.${arg}`);
+      assert.deepEqual(allows(ours, {}), allows(spec, served.inputSchema.$defs ?? {}), `${served.name}.${arg}`);
     }
     assert.deepEqual(schema.required ?? [], served.inputSchema.required ?? [], served.name);
   }
@@ -196,4 +259,79 @@ test('bash: what a command leaves running in the background is ended after the c
   while ((alive() || setsidAlive()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   assert.equal(alive(), false, 'the background job is gone');
   assert.equal(setsidAlive(), false, 'the job that left the session is gone');
+});
+
+/** The live (not zombie) processes whose process group is GROUP, or whose command line is CMDLINE. */
+function processes({ group, cmdline }) {
+  const found = [];
+  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const [, rest] = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(/\) (?=[A-Z] )/);
+      const [state, , pgrp] = rest.split(' ');
+      if (state === 'Z') continue;
+      if (group !== undefined && Number(pgrp) === group) found.push({ pid: Number(pid), group: Number(pgrp) });
+      if (cmdline !== undefined && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8') === cmdline) found.push({ pid: Number(pid), group: Number(pgrp) });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+/** Polls CONDITION every 20 ms until it holds, at most LIMIT ms: whether it held. */
+async function until(condition, limit = 30000) {
+  const deadline = Date.now() + limit;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return true;
+}
+
+test('bash: aborting generateText ends the running call and its whole process group at once', async () => {
+  const controller = new AbortController();
+  const ended = [];
+  const model = new MockLanguageModelV4({
+    doGenerate: async () => ({
+      content: [{ type: 'tool-call', toolCallId: 'long', toolName: 'bash', input: JSON.stringify({ command: 'echo started; sleep 3071 & sleep 3072' }) }],
+      finishReason: { unified: 'tool-calls', raw: undefined },
+      usage,
+      warnings: [],
+    }),
+  });
+  const running = generateText({
+    model,
+    tools: { bash: bashTool({ root }) },
+    prompt: 'go',
+    stopWhen: stepCountIs(3),
+    abortSignal: controller.signal,
+    onToolExecutionEnd: (event) => ended.push(event.toolOutput),
+  }).then(
+    () => 'resolved',
+    (e) => e,
+  );
+  // The command runs: both of its processes exist, in one group.
+  assert.ok(await until(() => processes({ cmdline: 'sleep\x003071\x00' }).length && processes({ cmdline: 'sleep\x003072\x00' }).length));
+  const [{ group }] = processes({ cmdline: 'sleep\x003072\x00' });
+  assert.deepEqual(processes({ cmdline: 'sleep\x003071\x00' }).map((p) => p.group), [group]);
+  controller.abort();
+  const outcome = await running;
+  assert.notEqual(outcome, 'resolved');
+  assert.ok(await until(() => processes({ group }).length === 0), 'the process group is gone');
+  assert.equal(ended.length, 1);
+  // The shell died of the SIGTERM the group got at once (not of the
+  // SIGKILL that would follow the grace).
+  assert.equal(ended[0].type, 'tool-error');
+  assert.equal(String(ended[0].error), 'started\n(exit status 143, killed by SIGTERM)\n(the call was aborted: its command was stopped)');
+});
+
+test('bash: a call whose signal is aborted already runs nothing', async () => {
+  const marker = path.join(root, 'not-run');
+  const controller = new AbortController();
+  controller.abort();
+  await assert.rejects(
+    bashTool({ root }).execute({ command: `touch ${marker}` }, { toolCallId: 'x', messages: [], abortSignal: controller.signal }),
+    (e) => String(e) === '(the call was aborted: its command was stopped)',
+  );
+  assert.equal(fs.existsSync(marker), false);
 });

@@ -100,6 +100,16 @@ test('a head cap gives what it keeps as it comes, before finish', () => {
   assert.deepEqual([summary.first, summary.last, summary.nextOffset], [1, 2, 2]);
 });
 
+test('a push that writes nothing returns an empty Buffer', () => {
+  const capper = new Capper({ tailChars: 3 });
+  for (const chunk of ['abc', Buffer.from('def')]) {
+    const out = capper.push(chunk);
+    assert.ok(Buffer.isBuffer(out));
+    assert.equal(out.length, 0);
+  }
+  assert.equal(capper.finish().output.toString(), 'def\n... (truncated, showing last 3 chars)\n');
+});
+
 test('strings and Buffers are the same bytes', () => {
   const a = run({ tailChars: 4 }, ['héllo ', 'wörld']);
   const b = run({ tailChars: 4 }, [Buffer.from('héllo '), Buffer.from('wörld')]);

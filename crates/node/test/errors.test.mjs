@@ -64,6 +64,16 @@ test('a finished Capper throws on push and finish', () => {
   assert.throws(() => capper.finish(), { message });
 });
 
+test('a push of what is neither a Buffer nor a string throws a TypeError that says so', () => {
+  const capper = new Capper();
+  for (const [chunk, what] of [[123, 'number'], [null, 'null'], [{}, 'object'], [undefined, 'undefined']]) {
+    assert.throws(() => capper.push(chunk), { name: 'TypeError', message: `capout: push takes a Buffer or a string, not ${what}` });
+  }
+  // A Uint8Array is taken as a Buffer is; the stream goes on.
+  assert.deepEqual(capper.push(new Uint8Array([104, 105])), Buffer.alloc(0));
+  assert.equal(capper.finish().output.toString(), 'hi');
+});
+
 test('a stream that fails midway: the bounded text of what arrived, and the error', async () => {
   const lines = Array.from({ length: 50 }, (_, i) => `line ${i + 1}\n`);
   let sent = 0;

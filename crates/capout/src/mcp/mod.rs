@@ -23,6 +23,7 @@ mod lifecycle;
 mod notice;
 pub mod paths;
 mod server;
+pub use lifecycle::leftovers;
 pub mod tools;
 mod transport;
 

@@ -80,23 +80,38 @@ fn find(which: Which) -> Vec<Pid> {
 /// the orphans. Each signal goes only to a process found by its mark just
 /// before, so that a process id taken again by another is spared.
 pub fn end(which: Which, grace: Duration) {
-    if !find(which).is_empty() {
-        for pid in find(which) {
-            let _ = kill_process(pid, Signal::TERM);
-            let _ = kill_process(pid, Signal::CONT);
-        }
-        let deadline = Instant::now() + grace;
-        while !find(which).is_empty() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        kill(which);
-    }
+    end_unreaped(which, grace);
     crate::command::reap_orphans();
 }
 
+/// [`end`] without reaping: for a process that is no subreaper, whose
+/// other children are not its own to wait for (the Node.js module's: the
+/// orphans are init's, and Node waits for its own children).
+pub fn end_unreaped(which: Which, grace: Duration) {
+    if find(which).is_empty() {
+        return;
+    }
+    for pid in find(which) {
+        let _ = kill_process(pid, Signal::TERM);
+        let _ = kill_process(pid, Signal::CONT);
+    }
+    let deadline = Instant::now() + grace;
+    while !find(which).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    kill_unreaped(which);
+}
+
 /// SIGKILL to what `which` left running, a few rounds, so that a process
-/// forked while the first round ran is found by the next.
+/// forked while the first round ran is found by the next; then reaps the
+/// orphans.
 pub fn kill(which: Which) {
+    kill_unreaped(which);
+    crate::command::reap_orphans();
+}
+
+/// [`kill`] without reaping (see [`end_unreaped`]).
+fn kill_unreaped(which: Which) {
     for _ in 0..4 {
         let found = find(which);
         if found.is_empty() {
@@ -106,5 +121,4 @@ pub fn kill(which: Which) {
             let _ = kill_process(pid, Signal::KILL);
         }
     }
-    crate::command::reap_orphans();
 }

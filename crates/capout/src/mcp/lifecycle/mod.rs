@@ -3,7 +3,7 @@
 //! which nothing a call started outlives the session.
 
 mod calls;
-mod leftovers;
+pub mod leftovers;
 mod saved;
 
 use std::io::{self, Write};
