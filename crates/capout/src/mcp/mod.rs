@@ -517,7 +517,7 @@ impl ServerHandler for Server {
 }
 
 /// The words of a cap as a description tells them: "the first 500 lines".
-fn cap_words(config: &capout_core::Config) -> String {
+fn cap_words(config: &capout_core::Options) -> String {
     use capout_core::CapSpec;
     let unit = config.unit.name();
     match config.cap {
@@ -535,14 +535,14 @@ fn cap_words(config: &capout_core::Config) -> String {
 }
 
 /// What a description says of the line cap and the budget of `config`.
-fn line_words(config: &capout_core::Config) -> String {
+fn line_words(config: &capout_core::Options) -> String {
     let unit = config.unit.name();
     let budget = config.budget.map(|budget| {
         format!(
             " A page holds at most {budget} {unit} in all (whole lines only): it may end before `limit` lines, and its notice says where."
         )
     });
-    let width = config.max_line.map(|w| {
+    let width = config.max_line().map(|w| {
         format!(" A line longer than {w} {unit} is cut and ends with ` ... (line truncated to {w} {unit})`.")
     });
     format!("{}{}", budget.unwrap_or_default(), width.unwrap_or_default())

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use capout_core::{CapSpec, Capper, CommandSpec, Config, NoticeTarget, Options, SaveTo, Timeout};
+use capout_core::{CapSpec, Capper, NoticeTarget, Options, SaveTo};
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
 use ignore::WalkBuilder;
@@ -19,7 +19,7 @@ use ignore::types::TypesBuilder;
 use rustix::fs::FileType;
 
 use super::paths::{Roots, not_regular, reason};
-use crate::command::{self, Place, Stop};
+use crate::command::{self, CommandSpec, Place, Stop, Timeout};
 use crate::profiles;
 
 /// How much of a file's start decides that it is binary: a NUL byte in
@@ -45,9 +45,9 @@ pub const KILL_AFTER: Duration = Duration::from_secs(5);
 pub struct Tools {
     /// Where paths may lead.
     pub roots: Roots,
-    read: Config,
-    grep: Config,
-    bash: Config,
+    read: Options,
+    grep: Options,
+    bash: Options,
     /// Where the next `bash` command starts: where the last one ended,
     /// at first the root. The session's alone: one server serves one.
     cwd: Arc<std::sync::Mutex<PathBuf>>,
@@ -60,35 +60,29 @@ impl Tools {
     /// `bash` say.
     pub fn new(roots: Roots) -> Result<Tools, String> {
         let plain = |name| {
-            profiles::config(name).map(|config| Config {
+            profiles::config(name).map(|mut options| {
                 // The server's text is the model's: notices with it, no
                 // live count, no JSON.
-                notice: NoticeTarget::Stdout,
-                json: false,
-                progress: false,
-                ..config
+                options.notice = NoticeTarget::Stdout;
+                options.json = false;
+                options.progress = false;
+                options
             })
         };
         let cwd = Arc::new(std::sync::Mutex::new(roots.root.clone()));
-        let bash = plain("bash")?;
+        let mut bash = plain("bash")?;
         // Profile bash's `--binary hide` is the switch (`binary = "show"`
         // in a config file turns it off); the tool replaces binary output
         // itself, with the path of the whole output, so the engine keeps
         // it whole.
         let bash_binary = bash.hide_binary;
-        Ok(Tools {
-            roots,
-            read: plain("read")?,
-            grep: plain("grep")?,
-            bash: Config { hide_binary: false, ..bash },
-            cwd,
-            bash_binary,
-        })
+        bash.hide_binary = false;
+        Ok(Tools { roots, read: plain("read")?, grep: plain("grep")?, bash, cwd, bash_binary })
     }
 
     /// The configs of the profiles `read`, `grep` and `bash`, as loaded:
     /// the tools' descriptions state their caps.
-    pub fn profiles(&self) -> (&Config, &Config, &Config) {
+    pub fn profiles(&self) -> (&Options, &Options, &Options) {
         (&self.read, &self.grep, &self.bash)
     }
 
@@ -137,9 +131,11 @@ impl Tools {
             CapSpec::HeadLines { .. } => CapSpec::HeadLines { limit, offset },
             other => other,
         };
-        let config = Config { cap, line_numbers: true, ..self.read.clone() };
+        let mut options = self.read.clone();
+        options.cap = cap;
+        options.line_numbers = true;
         let mut out = Vec::new();
-        capout_core::run(&config, Cursor::new(start).chain(file), &mut out, &mut io::sink())
+        capout_core::run(&options, Cursor::new(start).chain(file), &mut out, &mut io::sink())
             .map_err(|e| format!("'{path}': {e}"))?;
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
@@ -174,9 +170,9 @@ impl Tools {
             .heap_limit(Some(GREP_HEAP_LIMIT))
             .before_context(request.before)
             .after_context(request.after);
-        let mut options = options(&Config { cap: CapSpec::MaxMatches(limit), ..self.grep.clone() });
+        let mut options = options(&self.grep, CapSpec::MaxMatches(limit));
         options.match_offset = request.offset;
-        let width = self.grep.max_line.map(|w| self.grep.unit.max_bytes(w).saturating_add(8));
+        let width = self.grep.max_line().map(|w| self.grep.unit.max_bytes(w).saturating_add(8));
         let search = Search {
             matcher,
             searcher,
@@ -301,20 +297,17 @@ impl Tools {
             }),
             stdout_only: false,
         };
-        let config = Config {
-            save: Some(SaveTo::Dir(self.roots.saved.clone())),
-            command: Some(spec),
-            ..self.bash.clone()
-        };
+        let mut options = self.bash.clone();
+        options.save = Some(SaveTo::Dir(self.roots.saved.clone()));
         let place = Place { dir: Some(start), no_stdin: true, env, stop };
         let mut out = Vec::new();
         let finished =
-            command::run_in(&config, &place, &mut out, &mut io::sink()).map_err(|e| e.to_string())?;
+            command::run_in(&options, &spec, &place, &mut out, &mut io::sink()).map_err(|e| e.to_string())?;
         self.keep_cwd(cwd_file.path());
-        let report = finished.report;
+        let summary = finished.summary;
         if self.bash_binary && is_binary(&out) {
-            let bytes = report.as_ref().map_or(out.len() as u64, |r| r.totals.bytes());
-            let saved = match report.as_ref().and_then(|r| r.saved_to.clone()) {
+            let bytes = summary.as_ref().map_or(out.len() as u64, |s| s.totals.bytes());
+            let saved = match summary.as_ref().and_then(|s| s.saved_to.clone()) {
                 Some(path) => Some(path),
                 // Nothing was cut, so what was kept is the whole output.
                 None => save_whole(&self.roots.saved, &out),
@@ -324,7 +317,7 @@ impl Tools {
                     .into_bytes();
             out.push(b'\n');
         }
-        if let Some(e) = report.and_then(|r| r.save_error) {
+        if let Some(e) = summary.and_then(|s| s.save_error) {
             // The output stands; only the copy of it failed.
             let _ = writeln!(out, "(the whole output could not be saved: {e})");
         }
@@ -697,11 +690,12 @@ impl<R: Read> Read for LineWindow<'_, R> {
     }
 }
 
-/// The options of a [`Capper`] that caps as `config` does.
-fn options(config: &Config) -> Options {
-    let mut options = Options::new(config.cap);
+/// The options of a [`Capper`] that caps with `cap` as the profile
+/// `config` does.
+fn options(config: &Options, cap: CapSpec) -> Options {
+    let mut options = Options::new(cap);
     options.unit = config.unit;
-    options.max_line_chars = Some(config.max_line.unwrap_or(0));
+    options.max_line_chars = Some(config.max_line().unwrap_or(0));
     options.strip_ansi = config.strip_ansi;
     options.collapse_cr = config.collapse_cr;
     options.tokenizer = config.tokenizer;
