@@ -272,7 +272,11 @@ impl Capper {
     /// error, and so is a file to save the stream to that cannot be
     /// made.
     pub fn new(options: Options) -> Result<Capper, Error> {
-        Capper::with_config(&Options { json: false, count_totals: true, ..options })
+        // The totals of lines and characters, not the tokens of a token
+        // cap: those are `new_counting_all`'s.
+        let options = Options { json: false, count_totals: true, ..options };
+        let all = options.reads_totals();
+        Capper::with_need(&options, all)
     }
 
     /// [`Capper::new`], counting every total of the stream (bytes,
@@ -286,7 +290,7 @@ impl Capper {
     /// A capper for the stream of a run: patterns compiled (once: here),
     /// the save file made.
     pub(crate) fn with_config(config: &Options) -> Result<Capper, Error> {
-        Capper::with_need(config, config.reads_totals())
+        Capper::with_need(config, config.reads_totals() || config.count_totals)
     }
 
     /// [`Capper::with_config`]; `all` counts every total.

@@ -563,9 +563,11 @@ pub struct Options {
     /// all it keeps and has seen input past it; the notice then has no
     /// total.
     pub stop_at_cap: bool,
-    /// Count every total (lines and characters) whether or not a notice
-    /// reads it, so that the [`Summary`] of [`run`] tells all it can, as
-    /// `--json` does. A [`Capper`] always does.
+    /// Count every total (lines, characters, and the tokens of a token
+    /// cap) whether or not a notice reads it, so that the [`Summary`] of
+    /// [`run`] tells all it can, as `--json` does. [`Capper::new`] counts
+    /// the lines and characters whatever this says;
+    /// [`Capper::new_counting_all`] counts every total.
     pub count_totals: bool,
 }
 

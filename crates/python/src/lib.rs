@@ -41,6 +41,7 @@ const FILTER_OPTIONS: &[&str] = &[
     "fixed_strings",
     "ignore_case",
     "max_line_chars",
+    "budget_chars",
     "bytes",
     "line_numbers",
     "strip_ansi",
@@ -184,6 +185,7 @@ pub struct Summary {
     truncated: bool,
     cap: &'static str,
     limit: (u64, Option<u64>),
+    budget: Option<u64>,
     unit: &'static str,
     total_bytes: u64,
     total_chars: Option<u64>,
@@ -229,6 +231,7 @@ impl Summary {
                 Limit::One(n) => (n, None),
                 Limit::Pair(h, t) => (h, Some(t)),
             },
+            budget: config.budget,
             unit: unit(config),
             total_bytes: s.totals.bytes(),
             total_chars: s.totals.chars(),
@@ -258,6 +261,7 @@ impl Summary {
                 Limit::One(n) => (n, None),
                 Limit::Pair(h, t) => (h, Some(t)),
             },
+            budget: config.budget,
             unit: unit(config),
             total_bytes: r.totals.bytes(),
             total_chars: r.totals.chars(),
@@ -402,9 +406,12 @@ fn run(
     }
     words.push("--".into());
     words.extend(args);
-    let Run { options: config, command: Some(spec), .. } = config(words)? else {
+    let Run { options: mut config, command: Some(spec), .. } = config(words)? else {
         return Err(PyValueError::new_err("args: no command to run"));
     };
+    // Every total, as `capout --json -- COMMAND` counts them: the summary
+    // has the facts of `--json`, whatever the cap needs for its notice.
+    config.count_totals = true;
     // The command's stdin is at its end: the program's own stdin is not
     // the command's to read.
     let place = Place { no_stdin: true, ..Place::default() };
