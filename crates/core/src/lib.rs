@@ -89,12 +89,6 @@ use text::count::Need;
 /// The default read size of [`run`].
 pub const READ_SIZE: usize = 64 * 1024;
 
-/// The read size the `capout` binary sets for its input, a file or a
-/// pipe: fewer, larger reads cost less, and a tail cap skips more of each
-/// piece unread. 256 KiB reads were a little faster still, but took the
-/// peak RSS of the binary past 4 MiB.
-pub const INPUT_READ_SIZE: usize = 128 * 1024;
-
 /// `--max-line-chars` when a line cap is given without it, so that no cap
 /// lets an unbounded line through.
 pub const DEFAULT_MAX_LINE: u64 = 2000;

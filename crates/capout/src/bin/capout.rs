@@ -104,7 +104,7 @@ fn main() -> ExitCode {
             pipe::enlarge(&stdin);
             // Larger pieces than the library's default: fewer system
             // calls and fewer pieces, each with its fixed cost.
-            config.read_size = capout_core::INPUT_READ_SIZE;
+            config.read_size = pipe::INPUT_READ_SIZE;
             match Signals::catch(false) {
                 Ok(signals) => capout_core::run_with(
                     &config,
