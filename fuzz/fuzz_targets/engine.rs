@@ -9,7 +9,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Read;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use capout_core::{CapSpec, Config};
+use capout_core::{CapSpec, Options};
 use capout_testkit::Rng;
 use capout_testkit::model::{model, random_config};
 use libfuzzer_sys::fuzz_target;
@@ -60,18 +60,18 @@ const FIXED: usize = 2 * (64 * 1024) + capout_core::internals::LINE_LIMIT + capo
 
 /// What the cap may keep: small caps, so it is the input only where the
 /// kept lines have no line cap.
-fn kept_bound(config: &Config, input: usize) -> usize {
+fn kept_bound(config: &Options, input: usize) -> usize {
     let lines = match config.cap {
         CapSpec::TailLines(n) | CapSpec::HeadTailLines(_, n) => n as usize,
         _ => 0,
     };
-    match config.max_line {
+    match config.max_line() {
         Some(w) => lines * (4 * w as usize + 64) + 4096,
         None => lines * (input + 64) + 4096,
     }
 }
 
-fn run(config: &Config, input: &[u8], sizes: &[u8]) -> (Vec<u8>, usize) {
+fn run(config: &Options, input: &[u8], sizes: &[u8]) -> (Vec<u8>, usize) {
     let mut out = Vec::new();
     let mut err = Vec::new();
     let before = HELD.load(Ordering::Relaxed);
@@ -88,9 +88,17 @@ fuzz_target!(|data: &[u8]| {
     let (head, input) = data.split_at(9);
     let seed = u64::from_le_bytes(head[..8].try_into().expect("eight bytes"));
     let sizes: Vec<u8> = head[8..].iter().map(|&b| b % 7 + 1).chain(seed.to_le_bytes().map(|b| b % 7 + 1)).collect();
-    let config = Config { read_size: 7, ..random_config(&mut Rng::new(seed)) };
+    let config = {
+let mut options = random_config(&mut Rng::new(seed));
+options.read_size = 7;
+options
+};
     let (split, peak) = run(&config, input, &sizes);
-    let whole_config = Config { read_size: 1 << 16, ..config.clone() };
+    let whole_config = {
+let mut options = config.clone();
+options.read_size = 1 << 16;
+options
+};
     let (whole, _) = run(&whole_config, input, &[255]);
     assert!(split == whole, "output depends on the read sizes: {config:?}");
     assert!(whole == model(input, &config), "output differs from the model: {config:?}");

@@ -1,5 +1,5 @@
 //! The command line: clap's parser, `CAPOUT_OPTS`, and their validation
-//! into a [`Config`]. Nothing is read or written here.
+//! into a [`Run`]. Nothing is read or written here.
 
 use std::ffi::OsString;
 use std::io::IsTerminal;
@@ -11,14 +11,12 @@ use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches, CommandFactory, FromArgMatches, Parser, ValueEnum, ValueHint};
 use clap_complete::Shell;
 
-use capout_core::{
-    CapSpec, CommandSpec, Config, Keep, NoticeTarget, Pattern, SaveTo, Template, Timeout, Tokenizer, Unit,
-};
+use capout_core::{CapSpec, Keep, NoticeTarget, Options, Pattern, SaveTo, Template, Tokenizer, Unit};
 
-/// The per-line cap of the line caps when `--max-line-chars` is not given.
-pub use capout_core::DEFAULT_MAX_LINE;
+use crate::command::{CommandSpec, Timeout};
+
 /// The cap when none is given: `--tail-chars 5000`.
-pub const DEFAULT_TAIL_CHARS: u64 = 5000;
+pub use capout_core::DEFAULT_TAIL_CHARS;
 /// Rescued lines shown at most when `--keep-max` is not given.
 pub const DEFAULT_KEEP_MAX: u64 = 20;
 /// How long after SIGTERM a timed-out command gets SIGKILL when
@@ -325,12 +323,24 @@ enum When {
 /// What the command line asks for.
 #[derive(Debug)]
 pub enum Action {
-    /// Cap the input. Boxed: a config is large beside a shell's name.
-    Run(Box<Config>),
+    /// Cap the input. Boxed: a run is large beside a shell's name.
+    Run(Box<Run>),
     /// Print a completion script.
     Completions(Shell),
     /// Print the options in force (`--show-config`): this text.
     ShowConfig(String),
+}
+
+/// A run the command line asks for: the engine's options, and what the
+/// program does around the engine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Run {
+    /// What the engine keeps, and how it says so.
+    pub options: Options,
+    /// The command to run, whose output is the input.
+    pub command: Option<CommandSpec>,
+    /// `--input FILE`: the file read instead of stdin.
+    pub input: Option<PathBuf>,
 }
 
 /// A cap: a number from 1 to 2^64-1.
@@ -374,7 +384,7 @@ impl Args {
             Some(name) => {
                 name.parse().map(Action::Completions).map_err(|e: String| invalid("--completions", &e))
             }
-            None => self.into_config().map(|config| Action::Run(Box::new(config))),
+            None => self.into_run().map(|run| Action::Run(Box::new(run))),
         }
     }
 
@@ -446,7 +456,7 @@ impl Args {
         Ok(())
     }
 
-    fn into_config(self) -> Result<Config, clap::Error> {
+    fn into_run(self) -> Result<Run, clap::Error> {
         let cap = self.cap()?;
         let command = self.command_spec()?;
         self.check_companions(cap, command.is_some())?;
@@ -460,11 +470,6 @@ impl Args {
         {
             return Err(invalid("--keep", &e.to_string()));
         }
-        let max_line = match self.max_line_chars {
-            Some(0) => None,
-            Some(w) => Some(w),
-            None => cap.is_line_cap().then_some(DEFAULT_MAX_LINE),
-        };
         let template = match self.notice_format.as_deref().map(Template::parse) {
             Some(Err(e)) => {
                 let template = self.notice_format.as_deref().unwrap_or_default();
@@ -478,42 +483,39 @@ impl Args {
             (None, Some(dir)) => Some(SaveTo::Dir(dir)),
             (None, None) => None,
         };
-        Ok(Config {
-            cap,
-            pattern,
-            unit: if self.bytes { Unit::Bytes } else { Unit::Chars },
-            tokenizer,
-            max_line,
-            line_numbers: self.line_numbers,
-            budget: self.budget_chars,
-            match_offset: if matches!(cap, CapSpec::MaxMatches(_)) { self.offset.unwrap_or(0) } else { 0 },
-            strip_ansi: self.strip_ansi,
-            collapse_cr: self.collapse_cr,
-            render: self.render.then(|| {
-                let (width, height) = DEFAULT_RENDER;
-                (self.render_width.unwrap_or(width), self.render_height.unwrap_or(height))
-            }),
-            keep,
-            notice: match self.notice {
-                None | Some(NoticeArg::Stdout) => NoticeTarget::Stdout,
-                Some(NoticeArg::Stderr) => NoticeTarget::Stderr,
-                Some(NoticeArg::None) => NoticeTarget::None,
-            },
-            template,
-            json: self.json,
-            save,
-            progress: match self.progress {
-                None | Some(When::Auto) => std::io::stderr().is_terminal(),
-                Some(When::Always) => true,
-                Some(When::Never) => false,
-            },
-            command,
-            ignore_case: self.ignore_case,
-            input: self.input,
-            hide_binary: matches!(self.binary, Some(BinaryArg::Hide)),
-            stop_at_cap: self.stop_at_cap,
-            ..Config::default()
-        })
+        let mut options = Options::new(cap);
+        options.pattern = pattern;
+        options.unit = if self.bytes { Unit::Bytes } else { Unit::Chars };
+        options.tokenizer = tokenizer;
+        options.max_line_chars = self.max_line_chars;
+        options.line_numbers = self.line_numbers;
+        options.budget = self.budget_chars;
+        options.match_offset =
+            if matches!(cap, CapSpec::MaxMatches(_)) { self.offset.unwrap_or(0) } else { 0 };
+        options.strip_ansi = self.strip_ansi;
+        options.collapse_cr = self.collapse_cr;
+        options.render = self.render.then(|| {
+            let (width, height) = DEFAULT_RENDER;
+            (self.render_width.unwrap_or(width), self.render_height.unwrap_or(height))
+        });
+        options.keep = keep;
+        options.notice = match self.notice {
+            None | Some(NoticeArg::Stdout) => NoticeTarget::Stdout,
+            Some(NoticeArg::Stderr) => NoticeTarget::Stderr,
+            Some(NoticeArg::None) => NoticeTarget::None,
+        };
+        options.template = template;
+        options.json = self.json;
+        options.save = save;
+        options.progress = match self.progress {
+            None | Some(When::Auto) => std::io::stderr().is_terminal(),
+            Some(When::Always) => true,
+            Some(When::Never) => false,
+        };
+        options.ignore_case = self.ignore_case;
+        options.hide_binary = matches!(self.binary, Some(BinaryArg::Hide));
+        options.stop_at_cap = self.stop_at_cap;
+        Ok(Run { options, command, input: self.input })
     }
 
     /// The command to run, with the options that only make sense with one.
@@ -821,7 +823,7 @@ fn check_layer(
     if given("command") || layer.words.iter().any(|word| word == "--") {
         return Err(usage_in(source, "a command is not a default"));
     }
-    resolve(&alone, &[usize::MAX]).and_then(Args::into_config).map_err(|e| from_layer(source, &e))?;
+    resolve(&alone, &[usize::MAX]).and_then(Args::into_run).map_err(|e| from_layer(source, &e))?;
     Ok(())
 }
 
@@ -1030,7 +1032,8 @@ fn show_config(
     layers: &[Layer],
     args: &Args,
 ) -> Result<String, clap::Error> {
-    let config = args.clone().into_config()?;
+    let run = args.clone().into_run()?;
+    let config = &run.options;
     let mut lines = Vec::new();
     let mut line = |words: &str, source: &str| lines.push((words.to_owned(), source.to_owned()));
     let cmd = command();
@@ -1056,7 +1059,7 @@ fn show_config(
     if !CAPS.iter().any(|id| given(id)) {
         line(&format!("--tail-chars {DEFAULT_TAIL_CHARS}"), built_in);
     }
-    if let (Some(w), false) = (config.max_line, given("max_line_chars")) {
+    if let (Some(w), false) = (config.max_line(), given("max_line_chars")) {
         line(&format!("--max-line-chars {w}"), built_in);
     }
     if let (Some(keep), false) = (&config.keep, given("keep_max")) {
@@ -1070,7 +1073,7 @@ fn show_config(
             line(&format!("--render-height {height}"), built_in);
         }
     }
-    if config.command.as_ref().and_then(|c| c.timeout.as_ref()).is_some() && !given("kill_after") {
+    if run.command.as_ref().and_then(|c| c.timeout.as_ref()).is_some() && !given("kill_after") {
         line(&format!("--kill-after {}s", DEFAULT_KILL_AFTER.as_secs()), built_in);
     }
     if !given("notice") {
@@ -1191,9 +1194,13 @@ fn from_layer(source: &str, e: &clap::Error) -> clap::Error {
 mod tests {
     use super::*;
 
-    fn config(args: &[&str], opts: Option<&str>) -> Result<Config, ErrorKind> {
+    fn config(args: &[&str], opts: Option<&str>) -> Result<Options, ErrorKind> {
+        run(args, opts).map(|run| run.options)
+    }
+
+    fn run(args: &[&str], opts: Option<&str>) -> Result<Run, ErrorKind> {
         match try_parse(std::iter::once("capout").chain(args.iter().copied()), opts) {
-            Ok(Action::Run(config)) => Ok(*config),
+            Ok(Action::Run(run)) => Ok(*run),
             Ok(Action::Completions(_) | Action::ShowConfig(_)) => panic!("not a run"),
             Err(e) => Err(e.kind()),
         }
@@ -1258,7 +1265,7 @@ mod tests {
         let c = config(&["-c", "100"], Some("-N")).unwrap();
         assert!(!c.line_numbers);
         assert!(config(&["-n", "1"], Some("-N")).unwrap().line_numbers);
-        let c = config(&[], Some("--timeout 5")).unwrap();
+        let c = run(&[], Some("--timeout 5")).unwrap();
         assert_eq!(c.command, None);
     }
 
@@ -1276,7 +1283,7 @@ mod tests {
     fn capout_opts_are_defaults() {
         let c = config(&["--bytes"], Some("-n 5 --notice 'stderr' --max-line-chars 7")).unwrap();
         assert_eq!(
-            (c.cap, c.unit, c.notice, c.max_line),
+            (c.cap, c.unit, c.notice, c.max_line()),
             (CapSpec::HeadLines { limit: 5, offset: 0 }, Unit::Bytes, NoticeTarget::Stderr, Some(7))
         );
         // A cap on the command line replaces every cap of CAPOUT_OPTS.
@@ -1325,7 +1332,7 @@ mod tests {
     }
 
     fn command(args: &[&str]) -> Result<Option<CommandSpec>, ErrorKind> {
-        config(args, None).map(|c| c.command)
+        run(args, None).map(|c| c.command)
     }
 
     fn words(words: &[&str]) -> Vec<OsString> {
@@ -1394,7 +1401,7 @@ mod tests {
 
     #[test]
     fn command_options_in_capout_opts_wait_for_a_command() {
-        let with = |args: &[&str], opts| config(args, Some(opts)).map(|c| c.command);
+        let with = |args: &[&str], opts| run(args, Some(opts)).map(|c| c.command);
         // Filter mode is left be.
         assert_eq!(with(&["-c", "5"], "--timeout 1m --kill-after 1s --stdout-only"), Ok(None));
         let spec = with(&["x"], "--timeout 1m --kill-after 1s --stdout-only").unwrap().unwrap();
@@ -1507,17 +1514,17 @@ mod tests {
                 // mode it is valid in, and in one at least.
                 let mut valid = false;
                 for tail in [&[][..], &["x"]] {
-                    let Ok(on_the_command_line) = config(&[&words[..], tail].concat(), None) else {
+                    let Ok(on_the_command_line) = run(&[&words[..], tail].concat(), None) else {
                         continue;
                     };
                     valid = true;
-                    let from_opts = config(tail, Some(&quoted(&words)));
+                    let from_opts = run(tail, Some(&quoted(&words)));
                     assert_eq!(
                         from_opts.as_ref(),
                         Ok(&on_the_command_line),
                         "CAPOUT_OPTS={words:?} {tail:?}"
                     );
-                    differs |= from_opts != config(tail, Some(&quoted(with)));
+                    differs |= from_opts != run(tail, Some(&quoted(with)));
                 }
                 assert!(valid, "{words:?} is valid with or without a command (add companions?)");
             }
@@ -1544,9 +1551,12 @@ mod tests {
             assert_ne!(c.cap, CapSpec::HeadTailTokens(4, 5));
         }
         let c = config(&["--tail-tokens", "9"], Some("--tokenizer estimate --max-line-chars 7")).unwrap();
-        assert_eq!((c.cap, c.tokenizer, c.max_line), (CapSpec::TailTokens(9), Tokenizer::Estimate, Some(7)));
+        assert_eq!(
+            (c.cap, c.tokenizer, c.max_line()),
+            (CapSpec::TailTokens(9), Tokenizer::Estimate, Some(7))
+        );
         // --max-line-chars is off unless given.
-        assert_eq!(config(&["--head-tokens", "9"], None).unwrap().max_line, None);
+        assert_eq!(config(&["--head-tokens", "9"], None).unwrap().max_line(), None);
     }
 
     #[test]
@@ -1582,20 +1592,16 @@ mod tests {
             let with = companions(arg.get_id().as_str());
             let mut valid = false;
             for tail in [&[][..], &["x"]] {
-                let Ok(plain) = config(&[with, tail].concat(), None) else { continue };
-                let Ok(turned_on) = config(&[with, &[on], tail].concat(), None) else { continue };
+                let Ok(plain) = run(&[with, tail].concat(), None) else { continue };
+                let Ok(turned_on) = run(&[with, &[on], tail].concat(), None) else { continue };
                 valid = true;
                 assert_ne!(plain, turned_on, "{on} {tail:?} changes the config");
                 // From CAPOUT_OPTS, turned off on the command line.
                 let opts = quoted(&[with, &[on]].concat());
-                assert_eq!(
-                    config(&[&[off], tail].concat(), Some(&opts)),
-                    Ok(plain.clone()),
-                    "{off} {tail:?}"
-                );
+                assert_eq!(run(&[&[off], tail].concat(), Some(&opts)), Ok(plain.clone()), "{off} {tail:?}");
                 // On one command line, the later wins.
-                assert_eq!(config(&[with, &[on, off], tail].concat(), None), Ok(plain.clone()), "{off}");
-                assert_eq!(config(&[with, &[off, on], tail].concat(), None), Ok(turned_on), "{on}");
+                assert_eq!(run(&[with, &[on, off], tail].concat(), None), Ok(plain.clone()), "{off}");
+                assert_eq!(run(&[with, &[off, on], tail].concat(), None), Ok(turned_on), "{on}");
             }
             assert!(valid, "{on} is valid with or without a command");
         }
@@ -1697,7 +1703,10 @@ mod tests {
             Some(&file),
             opts,
         ) {
-            Ok(Action::Run(c)) => Ok((c.cap, c.pattern.map(|p| p.text), c.keep.is_some(), c.line_numbers)),
+            Ok(Action::Run(run)) => {
+                let c = run.options;
+                Ok((c.cap, c.pattern.map(|p| p.text), c.keep.is_some(), c.line_numbers))
+            }
             Ok(_) => panic!("not a run"),
             Err(e) => Err(e.kind()),
         };

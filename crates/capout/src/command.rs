@@ -29,7 +29,32 @@ use rustix::process::{Pid, Signal, kill_process, kill_process_group};
 
 use crate::exit::Exit;
 use crate::signals::Signals;
-use capout_core::{CommandSpec, Config, Ending, Error as RunError, Report, StartError, Timeout};
+use capout_core::{Ending, Error as RunError, Options, StartError, Summary};
+
+/// A command to run, and the options that go with one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandSpec {
+    /// The program, found in `PATH` when its name has no `/`.
+    pub program: OsString,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+    /// `--timeout`, when it is set and not zero.
+    pub timeout: Option<Timeout>,
+    /// `--stdout-only`: leave the command's stderr on capout's stderr.
+    pub stdout_only: bool,
+}
+
+/// `--timeout` and `--kill-after`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timeout {
+    /// How long the command may run before it gets SIGTERM.
+    pub after: Duration,
+    /// `--timeout` as the user gave it, with `s` added when it has no
+    /// unit: the timeout notice names it so.
+    pub label: String,
+    /// How long after SIGTERM it gets SIGKILL; `None` for never.
+    pub kill_after: Option<Duration>,
+}
 
 /// How long capout waits on an empty pipe, once the command has exited,
 /// for background processes that still hold its output open.
@@ -126,18 +151,23 @@ pub struct Finished {
     /// How the command ended; capout exits with `ending.exit_code`.
     pub ending: Ending,
     /// What the pass did; `None` when capout's stdout was closed early.
-    pub report: Option<Report>,
+    pub summary: Option<Summary>,
 }
 
-/// Runs the command of `config`, caps its output as `config` says, and
+/// Runs the command `spec`, caps its output as `options` say, and
 /// says how it ended.
 ///
 /// The command is always waited for, whatever happens to capout's output.
 /// When capout's stdout is closed early, capout stops reading and closes
 /// its end of the pipe, so that a command that goes on writing meets a
 /// closed pipe as it would in any pipeline; its status still stands.
-pub fn run(config: &Config, out: &mut dyn io::Write, err: &mut dyn io::Write) -> Result<Finished, Error> {
-    run_in(config, &Place::default(), out, err)
+pub fn run(
+    options: &Options,
+    spec: &CommandSpec,
+    out: &mut dyn io::Write,
+    err: &mut dyn io::Write,
+) -> Result<Finished, Error> {
+    run_in(options, spec, &Place::default(), out, err)
 }
 
 /// Where a command runs, beyond what its [`CommandSpec`] says.
@@ -225,18 +255,16 @@ pub fn reap_orphans() {
 
 /// [`run`], with the command started in `place`.
 pub fn run_in(
-    config: &Config,
+    options: &Options,
+    spec: &CommandSpec,
     place: &Place,
     out: &mut dyn io::Write,
     err: &mut dyn io::Write,
 ) -> Result<Finished, Error> {
-    let Some(spec) = &config.command else {
-        return Err(Error::Setup(io::Error::new(io::ErrorKind::InvalidInput, "no command to run")));
-    };
     let timeout = spec.timeout.as_ref();
     let mut launch = Launch::Pending(spec, place);
     // A failed wait here fails again below, where it can be told.
-    let ran = capout_core::run_with(config, &mut launch, out, err, |launch| match launch {
+    let ran = capout_core::run_with(options, &mut launch, out, err, |launch| match launch {
         Launch::Running(reader) => reader.wait().map(|status| status.ending(timeout)).unwrap_or_default(),
         Launch::Pending(..) | Launch::Failed => Ending::default(),
     });
@@ -252,11 +280,11 @@ pub fn run_in(
         Launch::Pending(..) | Launch::Failed => Ending::default(),
     };
     match ran {
-        // The report's ending is the engine's word on it: a command that
+        // The summary's ending is the engine's word on it: a command that
         // the pipe capout closed at its cap killed ended well.
-        Ok(report) => Ok(Finished { ending: report.ending.clone(), report: Some(report) }),
+        Ok(summary) => Ok(Finished { ending: summary.ending.clone(), summary: Some(summary) }),
         Err(RunError::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
-            Ok(Finished { ending, report: None })
+            Ok(Finished { ending, summary: None })
         }
         Err(RunError::Start(e)) => match e.source.downcast::<Error>() {
             Ok(e) => Err(*e),

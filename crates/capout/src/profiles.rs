@@ -20,7 +20,7 @@ use clap::error::ErrorKind;
 use rustix::fs::{FileType, Mode, OFlags};
 use toml::{Table, Value};
 
-use capout_core::Config;
+use capout_core::Options;
 
 use crate::cli::{self, Action, Layer};
 
@@ -332,19 +332,19 @@ fn error(path: &Path, table: Option<&str>, key: Option<&str>, why: &str) -> clap
     cli::command().error(ErrorKind::InvalidValue, format!("in {place}: {why}"))
 }
 
-/// The config of the profile `name`: its options alone, over the
+/// The options of the profile `name`: its options alone, over the
 /// built-in defaults; a `[profile.NAME]` of the config file replaces a
 /// built-in profile of that name.
-pub fn config(name: &str) -> Result<Config, String> {
+pub fn config(name: &str) -> Result<Options, String> {
     let file = ConfigFile::load().map_err(|e| strip_error(&e))?;
     config_with(file.as_ref(), name)
 }
 
-fn config_with(file: Option<&ConfigFile>, name: &str) -> Result<Config, String> {
+fn config_with(file: Option<&ConfigFile>, name: &str) -> Result<Options, String> {
     // Only the profile: the file's [defaults] are for the command line.
     let file = file.map(|f| ConfigFile { defaults: Vec::new(), ..f.clone() });
     match cli::try_parse_with(["capout", "--profile", name], file.as_ref(), None) {
-        Ok(Action::Run(config)) => Ok(*config),
+        Ok(Action::Run(run)) => Ok(run.options),
         Ok(_) => Err(format!("profile {name}: not a set of options")),
         Err(e) => Err(strip_error(&e)),
     }
@@ -368,7 +368,7 @@ mod tests {
         assert_eq!(config("read").unwrap().cap, CapSpec::HeadLines { limit: 500, offset: 0 });
         assert_eq!(config("grep").unwrap().cap, CapSpec::MaxMatches(50));
         assert_eq!(config("bash").unwrap().cap, CapSpec::TailChars(5000));
-        assert_eq!(config("read").unwrap().max_line, Some(2000));
+        assert_eq!(config("read").unwrap().max_line(), Some(2000));
         assert!(config("nosuch").unwrap_err().contains("no such profile: nosuch"));
     }
 

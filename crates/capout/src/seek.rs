@@ -8,7 +8,7 @@ use std::os::unix::fs::{FileExt, MetadataExt};
 use memchr::memrchr_iter;
 
 use capout_core::tokens::{Estimator, SCALE};
-use capout_core::{Config, TailNeed, Tokenizer};
+use capout_core::{Options, TailNeed, Tokenizer};
 
 /// How much is read at a time while looking backwards for lines.
 const BLOCK: u64 = 64 * 1024;
@@ -17,19 +17,19 @@ const BLOCK: u64 = 64 * 1024;
 /// and nothing that needs the whole input (totals, saving, transforms
 /// whose state runs from the start, line numbers, a line cap before a
 /// character cap, which must see where the line starts).
-pub fn needs_only_the_end(config: &Config) -> bool {
-    config.cap.tail_need(config.unit).is_some()
-        && config.keep.is_none()
-        && config.save.is_none()
-        && !config.strip_ansi
-        && !config.collapse_cr
-        && config.render.is_none()
-        && !config.line_numbers
-        && (config.max_line.is_none() || config.cap.is_line_cap())
-        && !config.reads_totals()
+pub fn needs_only_the_end(options: &Options) -> bool {
+    options.cap.tail_need(options.unit).is_some()
+        && options.keep.is_none()
+        && options.save.is_none()
+        && !options.strip_ansi
+        && !options.collapse_cr
+        && options.render.is_none()
+        && !options.line_numbers
+        && (options.max_line().is_none() || options.cap.is_line_cap())
+        && !options.reads_totals()
 }
 
-/// When `file` is a regular file and the config allows it, moves the
+/// When `file` is a regular file and the options allow it, moves the
 /// file's offset forward to the start of the part the cap can keep, with
 /// a unit or a `\n` more so the cap still sees that something was cut.
 /// The output is the same; the time no longer grows with the file.
@@ -37,20 +37,20 @@ pub fn needs_only_the_end(config: &Config) -> bool {
 /// A file no larger than its block size is read as a pipe, as GNU `tail`
 /// does: files of `/proc` and `/sys` report a size of 0 or one page
 /// whatever they hold, and reading a small file whole costs nothing.
-pub fn skip_to_tail(file: &mut File, config: &Config) -> io::Result<()> {
+pub fn skip_to_tail(file: &mut File, options: &Options) -> io::Result<()> {
     let metadata = file.metadata()?;
-    if !needs_only_the_end(config) || !metadata.is_file() || metadata.len() <= metadata.blksize() {
+    if !needs_only_the_end(options) || !metadata.is_file() || metadata.len() <= metadata.blksize() {
         return Ok(());
     }
     let start = file.stream_position()?;
     let end = metadata.len();
-    let Some(need) = config.cap.tail_need(config.unit) else { return Ok(()) };
+    let Some(need) = options.cap.tail_need(options.unit) else { return Ok(()) };
     let target = match need {
         TailNeed::Bytes(bytes) => end.saturating_sub(bytes),
         // The part of the ring a token cap cuts in (`tokens::tail_cut`),
         // and a byte more so the cut shows.
         TailNeed::Tokens { limit, near, ring } => {
-            if config.tokenizer == Tokenizer::Estimate
+            if options.tokenizer == Tokenizer::Estimate
                 && near < end - start
                 && more_tokens_than(file, end - near, end, limit)?
             {

@@ -8,7 +8,7 @@
 use std::io;
 use std::sync::LazyLock;
 
-use capout_core::{CapSpec, Config};
+use capout_core::{CapSpec, Options};
 use divan::Bencher;
 use divan::counter::BytesCount;
 
@@ -35,7 +35,7 @@ enum Cap {
 const CAPS: [Cap; 4] = [Cap::TailChars, Cap::HeadLines, Cap::MaxMatches, Cap::HeadChars];
 
 impl Cap {
-    fn config(self) -> Config {
+    fn config(self) -> Options {
         let cap = match self {
             Cap::TailChars => CapSpec::TailChars(5000),
             Cap::HeadLines => CapSpec::HeadLines { limit: 500, offset: 0 },
@@ -43,8 +43,7 @@ impl Cap {
             Cap::HeadChars => CapSpec::HeadChars(5000),
         };
         // The line caps cut long lines by default, as the command line does.
-        let max_line = cap.is_line_cap().then_some(capout_core::DEFAULT_MAX_LINE);
-        Config { cap, max_line, ..Config::default() }
+        Options::new(cap)
     }
 }
 
@@ -164,7 +163,11 @@ fn totals(bencher: Bencher, input: &str) {
 /// and a copy, and larger reads leave the cache.
 #[divan::bench(args = [16 * 1024, 64 * 1024, 256 * 1024, 1024 * 1024])]
 fn read_size(bencher: Bencher, read_size: usize) {
-    let config = Config { read_size, ..Cap::TailChars.config() };
+    let config = {
+        let mut options = Cap::TailChars.config();
+        options.read_size = read_size;
+        options
+    };
     let input: &[u8] = &ASCII;
     bencher.counter(BytesCount::of_slice(input)).bench(|| {
         capout_core::run(&config, divan::black_box(input), &mut io::sink(), &mut io::sink())

@@ -18,7 +18,7 @@ use crate::text::buf::PageBuf;
 use crate::text::count::Totals;
 use crate::text::utf8;
 use crate::transform::{LineCap, Transforms};
-use crate::{CapSpec, Config, DEFAULT_MAX_LINE, Error, Options};
+use crate::{CapSpec, DEFAULT_MAX_LINE, Ending, Error, Options};
 
 /// Caps a stream that arrives in chunks: the push side of capout.
 ///
@@ -262,6 +262,9 @@ pub struct Summary {
     pub saved_to: Option<PathBuf>,
     /// Saving the stream failed part way; the output was still written.
     pub save_error: Option<SaveError>,
+    /// How the input ended, for a run of [`run`](crate::run): the
+    /// default for a stream fed to a [`Capper`].
+    pub ending: Ending,
 }
 
 impl Capper {
@@ -269,7 +272,11 @@ impl Capper {
     /// error, and so is a file to save the stream to that cannot be
     /// made.
     pub fn new(options: Options) -> Result<Capper, Error> {
-        Capper::with_config(&Config::from(options))
+        // The totals of lines and characters, not the tokens of a token
+        // cap: those are `new_counting_all`'s.
+        let options = Options { json: false, count_totals: true, ..options };
+        let all = options.reads_totals();
+        Capper::with_need(&options, all)
     }
 
     /// [`Capper::new`], counting every total of the stream (bytes,
@@ -277,17 +284,17 @@ impl Capper {
     /// whatever the cap needs, as `--json` does: for a harness that
     /// reports every fact of the [`Summary`], `omitted` among them.
     pub fn new_counting_all(options: Options) -> Result<Capper, Error> {
-        Capper::with_need(&Config::from(options), true)
+        Capper::with_need(&Options { json: false, count_totals: true, ..options }, true)
     }
 
     /// A capper for the stream of a run: patterns compiled (once: here),
     /// the save file made.
-    pub(crate) fn with_config(config: &Config) -> Result<Capper, Error> {
-        Capper::with_need(config, config.reads_totals())
+    pub(crate) fn with_config(config: &Options) -> Result<Capper, Error> {
+        Capper::with_need(config, config.reads_totals() || config.count_totals)
     }
 
     /// [`Capper::with_config`]; `all` counts every total.
-    fn with_need(config: &Config, all: bool) -> Result<Capper, Error> {
+    fn with_need(config: &Options, all: bool) -> Result<Capper, Error> {
         // An invalid pattern is a usage error: no file is made.
         let matcher = config
             .pattern
@@ -582,6 +589,7 @@ impl Capper {
             notice,
             saved_to,
             save_error,
+            ending: Ending::default(),
         })
     }
 
@@ -643,8 +651,8 @@ impl<W: Write> Write for CapWriter<W> {
 }
 
 /// The cap of `config`; `all`: a token cap counts the tokens it cuts.
-fn build_cap(config: &Config, matcher: Option<Matcher>, all: bool) -> Box<dyn Cap> {
-    let shaper = || LineShaper::new(config.max_line, config.unit, config.line_numbers);
+fn build_cap(config: &Options, matcher: Option<Matcher>, all: bool) -> Box<dyn Cap> {
+    let shaper = || LineShaper::new(config.max_line(), config.unit, config.line_numbers);
     match config.cap {
         CapSpec::TailChars(n) => Box::new(TailUnits::new(n, config.unit)),
         CapSpec::HeadChars(n) => Box::new(HeadUnits::new(n, config.unit)),
@@ -669,11 +677,11 @@ fn build_cap(config: &Config, matcher: Option<Matcher>, all: bool) -> Box<dyn Ca
 
 /// The width of `--max-line-chars` given with a character cap, which
 /// applies before the cap counts.
-fn char_line_cap(config: &Config) -> Option<u64> {
-    config.max_line.filter(|_| !config.cap.is_line_cap())
+fn char_line_cap(config: &Options) -> Option<u64> {
+    config.max_line().filter(|_| !config.cap.is_line_cap())
 }
 
-fn build_rescuer(config: &Config, matcher: Matcher) -> Option<Rescuer> {
+fn build_rescuer(config: &Options, matcher: Matcher) -> Option<Rescuer> {
     let keep = config.keep.as_ref()?;
     let tail_bytes = |n| config.unit.max_bytes(n).saturating_add(4);
     let token_head =
@@ -693,7 +701,7 @@ fn build_rescuer(config: &Config, matcher: Matcher) -> Option<Rescuer> {
         CapSpec::HeadTokens(n) => (token_head(n), Tail::None),
         CapSpec::HeadTailTokens(h, t) => (token_head(h), Tail::Bytes(window_bytes(t))),
     };
-    let width = config.max_line.unwrap_or(DEFAULT_MAX_LINE);
+    let width = config.max_line().unwrap_or(DEFAULT_MAX_LINE);
     let rescuer = Rescuer::new(matcher, keep.pattern.clone(), keep.max, width, config.unit, head, tail);
     Some(rescuer.with_line_limit(config.limits.pattern_line))
 }

@@ -12,7 +12,7 @@ use std::io::{self, Write};
 use serde_json::{Value, json};
 
 use crate::text::utf8;
-use crate::{CapSpec, Config, Error, Limit, Report};
+use crate::{CapSpec, Error, Limit, Options, Summary};
 
 /// What the object starts with: the `output` field, up to its text.
 const START: &[u8] = b"{\"output\":\"";
@@ -47,29 +47,29 @@ impl<'a> Object<'a> {
         Ok(())
     }
 
-    /// Ends the object: with the report's fields, or with the error that
+    /// Ends the object: with the summary's fields, or with the error that
     /// stopped the run, which is returned too.
     pub(crate) fn end(
         mut self,
-        config: &Config,
-        ran: Result<Report, Error>,
+        config: &Options,
+        ran: Result<Summary, Error>,
         err: &mut dyn Write,
-    ) -> Result<Report, Error> {
+    ) -> Result<Summary, Error> {
         let flushed = self.finish_output().and_then(|()| err.flush());
         let end = match &ran {
-            Ok(report) => End {
-                report: Some(report),
-                exit_code: report.ending.exit_code,
-                error: report.save_error.as_ref().map(ToString::to_string),
+            Ok(summary) => End {
+                summary: Some(summary),
+                exit_code: summary.ending.exit_code,
+                error: summary.save_error.as_ref().map(ToString::to_string),
             },
-            Err(e) => End { report: None, exit_code: i32::from(e.exit_code()), error: Some(e.to_string()) },
+            Err(e) => End { summary: None, exit_code: i32::from(e.exit_code()), error: Some(e.to_string()) },
         };
         let out = self.out;
         let written =
             flushed.and_then(|()| writeln!(out, "{}", fields(config, &end))).and_then(|()| out.flush());
         // The error that stopped the run comes first; writing the object
         // may well fail the same way after it.
-        ran.and_then(|report| written.map(|()| report).map_err(Error::Write))
+        ran.and_then(|summary| written.map(|()| summary).map_err(Error::Write))
     }
 
     /// The end of `output`: a character cut off at the very end is one
@@ -101,7 +101,7 @@ impl Write for Object<'_> {
 struct End<'a> {
     /// What the run did; `None` when an error stopped it before the end
     /// of its input, and the totals are not known.
-    report: Option<&'a Report>,
+    summary: Option<&'a Summary>,
     /// The status capout exits with.
     exit_code: i32,
     /// The message of the error, when there was one.
@@ -109,7 +109,7 @@ struct End<'a> {
 }
 
 /// The unit the cap counts in, as `{unit}` names it.
-fn unit(config: &Config) -> &'static str {
+fn unit(config: &Options) -> &'static str {
     match config.cap {
         CapSpec::TailChars(_) | CapSpec::HeadChars(_) | CapSpec::HeadTailChars(..) => config.unit.name(),
         CapSpec::HeadLines { .. } | CapSpec::TailLines(_) | CapSpec::HeadTailLines(..) => "lines",
@@ -120,10 +120,10 @@ fn unit(config: &Config) -> &'static str {
 
 /// What ends the object: the end of the `output` string, then the other
 /// fields. Invalid UTF-8 is written as U+FFFD.
-fn fields(config: &Config, end: &End) -> String {
-    let End { report, exit_code, error } = end;
-    let notice = report
-        .and_then(Report::notice_lines)
+fn fields(config: &Options, end: &End) -> String {
+    let End { summary, exit_code, error } = end;
+    let notice = summary
+        .and_then(Summary::notice_lines)
         .map(|lines| String::from_utf8_lossy(&lines.join(&b'\n')).into_owned());
     let limit = match config.cap.limit() {
         Limit::One(n) => json!(n),
@@ -134,27 +134,27 @@ fn fields(config: &Config, end: &End) -> String {
     // `preserve_order`.
     let fields = std::collections::BTreeMap::<String, Value>::from_iter([
         ("notice".to_owned(), json!(notice)),
-        ("truncated".to_owned(), json!(report.is_some_and(|r| r.truncated))),
+        ("truncated".to_owned(), json!(summary.is_some_and(|r| r.truncated))),
         ("cap".to_owned(), json!(config.cap.name())),
         ("limit".to_owned(), limit),
         ("budget".to_owned(), json!(config.budget)),
-        ("total_bytes".to_owned(), json!(report.map(|r| r.totals.bytes()))),
-        ("total_chars".to_owned(), json!(report.and_then(|r| r.totals.chars()))),
-        ("total_lines".to_owned(), json!(report.and_then(|r| r.totals.lines()))),
-        ("matches".to_owned(), json!(report.and_then(|r| r.matches))),
+        ("total_bytes".to_owned(), json!(summary.map(|r| r.totals.bytes()))),
+        ("total_chars".to_owned(), json!(summary.and_then(|r| r.totals.chars()))),
+        ("total_lines".to_owned(), json!(summary.and_then(|r| r.totals.lines()))),
+        ("matches".to_owned(), json!(summary.and_then(|r| r.matches))),
         ("unit".to_owned(), json!(unit(config))),
-        ("omitted".to_owned(), json!(report.and_then(|r| if r.truncated { r.omitted } else { Some(0) }))),
-        ("first".to_owned(), json!(report.and_then(|r| r.page).map(|p| p.first))),
-        ("last".to_owned(), json!(report.and_then(|r| r.page).map(|p| p.last))),
-        ("next_offset".to_owned(), json!(report.and_then(|r| r.page).map(|p| p.next_offset))),
-        ("total_tokens".to_owned(), json!(report.and_then(|r| r.total_tokens))),
+        ("omitted".to_owned(), json!(summary.and_then(|r| if r.truncated { r.omitted } else { Some(0) }))),
+        ("first".to_owned(), json!(summary.and_then(Summary::page).map(|p| p.first))),
+        ("last".to_owned(), json!(summary.and_then(Summary::page).map(|p| p.last))),
+        ("next_offset".to_owned(), json!(summary.and_then(Summary::page).map(|p| p.next_offset))),
+        ("total_tokens".to_owned(), json!(summary.and_then(|r| r.total_tokens))),
         ("tokenizer".to_owned(), json!(config.cap.is_token_cap().then(|| config.tokenizer.name()))),
         ("exit_code".to_owned(), json!(exit_code)),
-        ("signal".to_owned(), json!(report.and_then(|r| r.ending.signal))),
-        ("timed_out".to_owned(), json!(report.is_some_and(|r| r.ending.timed_out.is_some()))),
+        ("signal".to_owned(), json!(summary.and_then(|r| r.ending.signal))),
+        ("timed_out".to_owned(), json!(summary.is_some_and(|r| r.ending.timed_out.is_some()))),
         (
             "saved_to".to_owned(),
-            json!(report.and_then(|r| r.saved_to.as_ref()).map(|p| p.display().to_string())),
+            json!(summary.and_then(|r| r.saved_to.as_ref()).map(|p| p.display().to_string())),
         ),
         ("error".to_owned(), json!(error)),
     ]);

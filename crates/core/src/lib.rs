@@ -53,7 +53,8 @@
 //!   already writes.
 //! - [`Options`]: what to keep; its defaults are the `capout` command's.
 //! - [`run`]: the whole of a `capout` run over a [`Read`], with `--json`,
-//!   `--progress` and `--save`, as the binary does it, set by a [`Config`].
+//!   `--progress` and `--save`, as the binary does it, set by the same
+//!   [`Options`].
 //!
 //! The library installs nothing process-wide: no signal handler, no
 //! terminal handling. Those are the `capout` binary's.
@@ -73,10 +74,7 @@ mod text;
 pub mod tokens;
 mod transform;
 
-use std::ffi::OsString;
 use std::io::{self, Read, Write};
-use std::path::PathBuf;
-use std::time::Duration;
 
 pub use capper::{CapWriter, Capper, Summary};
 pub use notice::{Notice, Template, TemplateError, binary_output, exit_status};
@@ -91,15 +89,12 @@ use text::count::Need;
 /// The default read size of [`run`].
 pub const READ_SIZE: usize = 64 * 1024;
 
-/// The read size the `capout` binary sets for its input, a file or a
-/// pipe: fewer, larger reads cost less, and a tail cap skips more of each
-/// piece unread. 256 KiB reads were a little faster still, but took the
-/// peak RSS of the binary past 4 MiB.
-pub const INPUT_READ_SIZE: usize = 128 * 1024;
-
 /// `--max-line-chars` when a line cap is given without it, so that no cap
 /// lets an unbounded line through.
 pub const DEFAULT_MAX_LINE: u64 = 2000;
+
+/// The cap when none is given: `--tail-chars 5000`.
+pub const DEFAULT_TAIL_CHARS: u64 = 5000;
 
 /// The internal limits on how much of one line is held in memory. The
 /// output never depends on how reads split the input, also past these
@@ -394,128 +389,6 @@ pub struct Keep {
     pub max: u64,
 }
 
-/// Everything that decides what capout writes, validated.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Config {
-    /// The cap.
-    pub cap: CapSpec,
-    /// `--pattern`, for `--max-matches`.
-    pub pattern: Option<Pattern>,
-    /// Characters or bytes.
-    pub unit: Unit,
-    /// How a token cap counts tokens.
-    pub tokenizer: Tokenizer,
-    /// Units kept of each line (`--max-line-chars`), `None` for all.
-    pub max_line: Option<u64>,
-    /// Number the kept lines.
-    pub line_numbers: bool,
-    /// `--budget-chars`: the units that all a line cap keeps may take
-    /// (`--head-lines`, `--tail-lines`, `--max-matches`), whole lines only.
-    pub budget: Option<u64>,
-    /// `--offset` with `--max-matches`: matches skipped before the page.
-    pub match_offset: u64,
-    /// Remove ANSI escape sequences first.
-    pub strip_ansi: bool,
-    /// Keep only what follows the last `\r` of each line.
-    pub collapse_cr: bool,
-    /// `--render`: the `(columns, rows)` of the terminal that the stream
-    /// is shown on; its rows, not the stream's lines, go on to the cap.
-    pub render: Option<(u16, u16)>,
-    /// Rescue cut lines that match.
-    pub keep: Option<Keep>,
-    /// `--ignore-case`: `pattern` and `keep` match without regard to case.
-    pub ignore_case: bool,
-    /// Where notices go.
-    pub notice: NoticeTarget,
-    /// `--notice-format`.
-    pub template: Option<Template>,
-    /// Print one JSON object instead of text.
-    pub json: bool,
-    /// Where to save the whole input.
-    pub save: Option<SaveTo>,
-    /// Show a live count on stderr while a cap holds its output back.
-    pub progress: bool,
-    /// Bytes asked of each read.
-    pub read_size: usize,
-    /// How much of one line is held in memory.
-    pub limits: Limits,
-    /// The command that the `capout` binary runs, whose output is its
-    /// input; [`run`] reads the input it is given, and leaves this to the
-    /// binary.
-    pub command: Option<CommandSpec>,
-    /// `--input FILE`: the file that the `capout` binary reads instead of
-    /// stdin; [`run`] reads the input it is given, and leaves this to the
-    /// binary.
-    pub input: Option<std::path::PathBuf>,
-    /// `--binary hide`: an input with a NUL byte in its first 8 KiB is
-    /// replaced by one line that says how many bytes it had.
-    pub hide_binary: bool,
-    /// `--stop-at-cap`: a head cap stops reading once it has all it keeps
-    /// and has seen input past it; the notice then has no total.
-    pub stop_at_cap: bool,
-    /// Count every total (lines and characters) whether or not a notice
-    /// reads it, so that a [`Summary`] tells all it can: what
-    /// [`Capper::new`] asks for, as `--json` does.
-    pub count_totals: bool,
-}
-
-/// A command to run, and the options that go with one.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CommandSpec {
-    /// The program, found in `PATH` when its name has no `/`.
-    pub program: OsString,
-    /// Its arguments.
-    pub args: Vec<OsString>,
-    /// `--timeout`, when it is set and not zero.
-    pub timeout: Option<Timeout>,
-    /// `--stdout-only`: leave the command's stderr on capout's stderr.
-    pub stdout_only: bool,
-}
-
-/// `--timeout` and `--kill-after`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Timeout {
-    /// How long the command may run before it gets SIGTERM.
-    pub after: Duration,
-    /// `--timeout` as the user gave it, with `s` added when it has no
-    /// unit: the timeout notice names it so.
-    pub label: String,
-    /// How long after SIGTERM it gets SIGKILL; `None` for never.
-    pub kill_after: Option<Duration>,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            cap: CapSpec::TailChars(5000),
-            pattern: None,
-            unit: Unit::Chars,
-            tokenizer: Tokenizer::Estimate,
-            max_line: None,
-            line_numbers: false,
-            budget: None,
-            match_offset: 0,
-            strip_ansi: false,
-            collapse_cr: false,
-            render: None,
-            keep: None,
-            ignore_case: false,
-            notice: NoticeTarget::Stdout,
-            template: None,
-            json: false,
-            save: None,
-            progress: false,
-            read_size: READ_SIZE,
-            limits: Limits::default(),
-            command: None,
-            input: None,
-            hide_binary: false,
-            stop_at_cap: false,
-            count_totals: false,
-        }
-    }
-}
-
 /// How the input ended: for a command, how the command ended.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Ending {
@@ -537,32 +410,6 @@ impl Ending {
     pub fn fatal_signal(&self) -> Option<i32> {
         self.signal.filter(|_| self.timed_out.is_none()).or(self.interrupted)
     }
-}
-
-/// What a run did.
-#[derive(Debug)]
-pub struct Report {
-    /// Totals of the whole input.
-    pub totals: Totals,
-    /// Whether anything was cut.
-    pub truncated: bool,
-    /// Matching lines, for `--max-matches`.
-    pub matches: Option<u64>,
-    /// Units cut, when something was and the total was counted.
-    pub omitted: Option<u64>,
-    /// Tokens of the whole input, for a token cap when they were counted.
-    pub total_tokens: Option<u64>,
-    /// The first and last lines shown and the offset of the next page,
-    /// when `--head-lines` cut.
-    pub page: Option<Page>,
-    /// The notice of the cap, and the rescued lines.
-    pub notice: Option<Notice>,
-    /// How the input ended.
-    pub ending: Ending,
-    /// The file the whole input was saved to and left behind.
-    pub saved_to: Option<PathBuf>,
-    /// Saving the input failed part way; the output was still written.
-    pub save_error: Option<SaveError>,
 }
 
 /// The page a paging cap (`--head-lines`, `--max-matches`) showed.
@@ -696,12 +543,32 @@ pub struct Options {
     /// line, `(binary input, N bytes: not shown)`. The start of the
     /// stream is held back until 8 KiB or its end decide.
     pub hide_binary: bool,
+    /// `--json` of [`run`]: one object in place of text. A [`Capper`]
+    /// leaves it to its caller.
+    pub json: bool,
+    /// `--progress` of [`run`]: a live count on its `err` while a cap
+    /// holds its output back.
+    pub progress: bool,
+    /// The bytes [`run`] asks of each read.
+    pub read_size: usize,
+    /// How much of one line is held in memory.
+    pub limits: Limits,
+    /// `--stop-at-cap` of [`run`]: a head cap stops reading once it has
+    /// all it keeps and has seen input past it; the notice then has no
+    /// total.
+    pub stop_at_cap: bool,
+    /// Count every total (lines, characters, and the tokens of a token
+    /// cap) whether or not a notice reads it, so that the [`Summary`] of
+    /// [`run`] tells all it can, as `--json` does. [`Capper::new`] counts
+    /// the lines and characters whatever this says;
+    /// [`Capper::new_counting_all`] counts every total.
+    pub count_totals: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
-            cap: CapSpec::TailChars(5000),
+            cap: CapSpec::TailChars(DEFAULT_TAIL_CHARS),
             pattern: None,
             unit: Unit::Chars,
             max_line_chars: None,
@@ -718,6 +585,12 @@ impl Default for Options {
             save: None,
             tokenizer: Tokenizer::Estimate,
             hide_binary: false,
+            json: false,
+            progress: false,
+            read_size: READ_SIZE,
+            limits: Limits::default(),
+            stop_at_cap: false,
+            count_totals: false,
         }
     }
 }
@@ -729,64 +602,15 @@ impl Options {
     }
 }
 
-impl From<Options> for Config {
-    fn from(o: Options) -> Config {
-        let max_line = match o.max_line_chars {
+impl Options {
+    /// The units kept of each line in force: [`Options::max_line_chars`]
+    /// with its default, [`DEFAULT_MAX_LINE`] for a line cap; `None` for
+    /// all.
+    pub fn max_line(&self) -> Option<u64> {
+        match self.max_line_chars {
             Some(0) => None,
             Some(w) => Some(w),
-            None => o.cap.is_line_cap().then_some(DEFAULT_MAX_LINE),
-        };
-        Config {
-            cap: o.cap,
-            pattern: o.pattern,
-            unit: o.unit,
-            max_line,
-            line_numbers: o.line_numbers,
-            budget: o.budget,
-            match_offset: o.match_offset,
-            strip_ansi: o.strip_ansi,
-            collapse_cr: o.collapse_cr,
-            render: o.render,
-            keep: o.keep,
-            ignore_case: o.ignore_case,
-            notice: o.notice,
-            template: o.template,
-            save: o.save,
-            tokenizer: o.tokenizer,
-            hide_binary: o.hide_binary,
-            // A Summary reports every total, as the CLI's --json does.
-            count_totals: true,
-            ..Config::default()
-        }
-    }
-}
-
-impl Config {
-    /// The options of a [`Capper`] that caps as this config does: the
-    /// inverse of `Config::from(options)`, so that every front-end (the
-    /// MCP tools, the Python and Node.js modules) gets all of them from
-    /// one place, and a new option is one the compiler lists here.
-    pub fn options(&self) -> Options {
-        Options {
-            cap: self.cap,
-            pattern: self.pattern.clone(),
-            unit: self.unit,
-            // The config holds the width in force (none for all); the
-            // options say `Some(0)` for all.
-            max_line_chars: Some(self.max_line.unwrap_or(0)),
-            line_numbers: self.line_numbers,
-            budget: self.budget,
-            match_offset: self.match_offset,
-            strip_ansi: self.strip_ansi,
-            collapse_cr: self.collapse_cr,
-            render: self.render,
-            keep: self.keep.clone(),
-            ignore_case: self.ignore_case,
-            notice: self.notice,
-            template: self.template.clone(),
-            save: self.save.clone(),
-            tokenizer: self.tokenizer,
-            hide_binary: self.hide_binary,
+            None => self.cap.is_line_cap().then_some(DEFAULT_MAX_LINE),
         }
     }
 
@@ -812,17 +636,17 @@ impl Config {
 }
 
 /// Reads `input` to its end and writes what the cap keeps to `out`, and
-/// the notices to `out` or `err` as the config says.
+/// the notices to `out` or `err` as the options say.
 ///
 /// With `--json`, `out` gets one complete object whatever happens after
 /// the options are found valid: an error that stops the run is told in
 /// its `error` field, and returned too.
 pub fn run(
-    config: &Config,
+    config: &Options,
     input: impl Read,
     out: &mut dyn Write,
     err: &mut dyn Write,
-) -> Result<Report, Error> {
+) -> Result<Summary, Error> {
     run_with(config, input, out, err, |_| Ending::default())
 }
 
@@ -833,12 +657,12 @@ pub fn run(
 /// the save file), the pass (`pass`), the notices in their order
 /// (`tell`), and, with `--json`, the end of the object (`json::Object`).
 pub fn run_with<R: Read>(
-    config: &Config,
+    config: &Options,
     mut input: R,
     out: &mut dyn Write,
     err: &mut dyn Write,
     end: impl FnOnce(&mut R) -> Ending,
-) -> Result<Report, Error> {
+) -> Result<Summary, Error> {
     // An invalid pattern is a usage error: nothing is written, no file
     // is made. A save file that cannot be made fails the run before it
     // starts, with its JSON object all the same.
@@ -860,13 +684,13 @@ pub fn run_with<R: Read>(
 /// The run itself, once everything that makes it a usage error is ruled
 /// out: the pass, how the input ended, the notices.
 fn capped<R: Read>(
-    config: &Config,
+    config: &Options,
     mut capper: Capper,
     input: &mut R,
     out: &mut dyn Write,
     err: &mut dyn Write,
     end: impl FnOnce(&mut R) -> Ending,
-) -> Result<Report, Error> {
+) -> Result<Summary, Error> {
     let summary = pass(config, &mut capper, input, out, err)?;
     let ending = end(input);
     // Stopped at the cap, capout closed the pipe: a command that the
@@ -881,29 +705,13 @@ fn capped<R: Read>(
     tell(&mut capper, &summary, &ending, out, err)?;
     // A failed save makes capout exit 1, whatever the command did.
     let ending = if summary.save_error.is_some() { Ending { exit_code: 1, ..ending } } else { ending };
-    Ok(Report {
-        totals: summary.totals,
-        truncated: summary.truncated,
-        matches: summary.matches,
-        omitted: summary.omitted,
-        total_tokens: summary.total_tokens,
-        page: match (summary.first, summary.last) {
-            (Some(first), Some(last)) if summary.paged => {
-                Some(Page { first, last, next_offset: summary.next_offset })
-            }
-            _ => None,
-        },
-        notice: summary.notice,
-        ending,
-        saved_to: summary.saved_to,
-        save_error: summary.save_error,
-    })
+    Ok(Summary { ending, ..summary })
 }
 
 /// Reads `input` to its end into `capper`, with the live count on `err`
 /// when asked for, and ends the stream.
 fn pass(
-    config: &Config,
+    config: &Options,
     capper: &mut Capper,
     input: &mut impl Read,
     out: &mut dyn Write,
@@ -965,11 +773,23 @@ fn notice_lines(notice: Option<&Notice>, ending: &Ending) -> Vec<Vec<u8>> {
     lines
 }
 
-impl Report {
+impl Summary {
     /// Every notice line of the run, in the order they are written;
     /// `None` when there is none.
     pub fn notice_lines(&self) -> Option<Vec<Vec<u8>>> {
         Some(notice_lines(self.notice.as_ref(), &self.ending)).filter(|l| !l.is_empty())
+    }
+
+    /// The first and last lines (matches) shown and the offset of the
+    /// next page, when a paging cap (`--head-lines`, `--max-matches`)
+    /// cut.
+    pub fn page(&self) -> Option<Page> {
+        match (self.first, self.last) {
+            (Some(first), Some(last)) if self.paged => {
+                Some(Page { first, last, next_offset: self.next_offset })
+            }
+            _ => None,
+        }
     }
 }
 

@@ -84,7 +84,7 @@ pub fn parse(options: Option<&Value>) -> Result<Options, String> {
     // No config file and no CAPOUT_OPTS: a library's result depends on
     // its arguments alone. The built-in profiles are there.
     let options = match cli::try_parse(&words, None) {
-        Ok(Action::Run(config)) => config.options(),
+        Ok(Action::Run(run)) => run.options,
         Ok(_) => return Err("capout: the options do not ask to cap a stream".into()),
         Err(e) => return Err(e.render().to_string().trim_end().to_owned()),
     };

@@ -12,9 +12,10 @@ use std::ffi::OsString;
 use std::io;
 use std::sync::{Mutex, PoisonError};
 
+use capout::cli::Run;
 use capout::cli::{self, Action};
 use capout::command::{self, Place};
-use capout_core::{CapSpec, Capper, Config, Limit, Report};
+use capout_core::{CapSpec, Capper, Limit, Options};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
@@ -40,6 +41,7 @@ const FILTER_OPTIONS: &[&str] = &[
     "fixed_strings",
     "ignore_case",
     "max_line_chars",
+    "budget_chars",
     "bytes",
     "line_numbers",
     "strip_ansi",
@@ -104,14 +106,14 @@ fn option_words(option: &str, value: &Bound<'_, PyAny>) -> PyResult<Vec<OsString
 /// command line (clap's whole parser built anew) costs about 100 µs,
 /// many times the cap of a small text, and a program calls with the
 /// same options again and again.
-static PARSED: Mutex<Vec<(Vec<OsString>, Config)>> = Mutex::new(Vec::new());
+static PARSED: Mutex<Vec<(Vec<OsString>, Run)>> = Mutex::new(Vec::new());
 
 /// How many configs [`PARSED`] keeps: the oldest goes first.
 const PARSED_MAX: usize = 32;
 
 /// The config of `words`, as `capout WORDS` would run, without a config
 /// file or `CAPOUT_OPTS`: what a program asks for is what it gets.
-fn config(words: Vec<OsString>) -> PyResult<Config> {
+fn config(words: Vec<OsString>) -> PyResult<Run> {
     if let Some((_, config)) =
         PARSED.lock().unwrap_or_else(PoisonError::into_inner).iter().find(|(w, _)| *w == words)
     {
@@ -127,14 +129,14 @@ fn config(words: Vec<OsString>) -> PyResult<Config> {
 }
 
 /// [`config`], parsed.
-fn parse(words: &[OsString]) -> PyResult<Config> {
+fn parse(words: &[OsString]) -> PyResult<Run> {
     let args = std::iter::once(OsString::from("capout")).chain(words.iter().cloned());
     match cli::try_parse(args, None) {
-        Ok(Action::Run(config)) => {
-            let mut config = *config;
+        Ok(Action::Run(run)) => {
+            let mut run = *run;
             // A live count belongs to a terminal, not to a module.
-            config.progress = false;
-            Ok(config)
+            run.options.progress = false;
+            Ok(run)
         }
         Ok(_) => Err(PyValueError::new_err("not a cap")),
         Err(e) => Err(PyValueError::new_err(usage_message(&e))),
@@ -152,8 +154,8 @@ fn usage_message(e: &clap::Error) -> String {
 
 /// A capper for `config` that counts every total, so that its summary
 /// has the facts of `--json`.
-fn new_capper(config: &Config) -> PyResult<Capper> {
-    Capper::new_counting_all(config.options()).map_err(|e| PyValueError::new_err(e.to_string()))
+fn new_capper(options: &Options) -> PyResult<Capper> {
+    Capper::new_counting_all(options.clone()).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// The data of a call: bytes as they are, a str as its UTF-8.
@@ -183,6 +185,7 @@ pub struct Summary {
     truncated: bool,
     cap: &'static str,
     limit: (u64, Option<u64>),
+    budget: Option<u64>,
     unit: &'static str,
     total_bytes: u64,
     total_chars: Option<u64>,
@@ -203,7 +206,7 @@ pub struct Summary {
 }
 
 /// The unit the cap counts in, as `--json` names it.
-fn unit(config: &Config) -> &'static str {
+fn unit(config: &Options) -> &'static str {
     match config.cap {
         CapSpec::TailChars(_) | CapSpec::HeadChars(_) | CapSpec::HeadTailChars(..) => config.unit.name(),
         CapSpec::HeadLines { .. } | CapSpec::TailLines(_) | CapSpec::HeadTailLines(..) => "lines",
@@ -213,7 +216,7 @@ fn unit(config: &Config) -> &'static str {
 }
 
 impl Summary {
-    fn of(config: &Config, s: &capout_core::Summary) -> Summary {
+    fn of(config: &Options, s: &capout_core::Summary) -> Summary {
         let notice = s.notice.as_ref().map(ToString::to_string).filter(|n| !n.is_empty());
         // A page, as `--json` gives it: the first and last shown of a
         // paging cap, and the next offset while more follows.
@@ -228,6 +231,7 @@ impl Summary {
                 Limit::One(n) => (n, None),
                 Limit::Pair(h, t) => (h, Some(t)),
             },
+            budget: config.budget,
             unit: unit(config),
             total_bytes: s.totals.bytes(),
             total_chars: s.totals.chars(),
@@ -248,7 +252,7 @@ impl Summary {
         }
     }
 
-    fn of_report(config: &Config, r: &Report) -> Summary {
+    fn of_report(config: &Options, r: &capout_core::Summary) -> Summary {
         let notice = r.notice_lines().map(|lines| String::from_utf8_lossy(&lines.join(&b'\n')).into_owned());
         Summary {
             truncated: r.truncated,
@@ -257,15 +261,16 @@ impl Summary {
                 Limit::One(n) => (n, None),
                 Limit::Pair(h, t) => (h, Some(t)),
             },
+            budget: config.budget,
             unit: unit(config),
             total_bytes: r.totals.bytes(),
             total_chars: r.totals.chars(),
             total_lines: r.totals.lines(),
             matches: r.matches,
             omitted: if r.truncated { r.omitted } else { Some(0) },
-            first: r.page.map(|p| p.first),
-            last: r.page.map(|p| p.last),
-            next_offset: r.page.and_then(|p| p.next_offset),
+            first: r.page().map(|p| p.first),
+            last: r.page().map(|p| p.last),
+            next_offset: r.page().and_then(|p| p.next_offset),
             total_tokens: r.total_tokens,
             tokenizer: config.cap.is_token_cap().then(|| config.tokenizer.name()),
             notice,
@@ -318,7 +323,7 @@ impl Result {
 /// Caps a stream pushed in chunks, as `capout` caps its input.
 #[pyclass(module = "capout", name = "Capper", frozen)]
 pub struct PyCapper {
-    config: Config,
+    config: Options,
     /// `None` once finished.
     capper: Mutex<Option<Capper>>,
 }
@@ -328,7 +333,7 @@ impl PyCapper {
     #[new]
     #[pyo3(signature = (**options))]
     fn new(options: Option<&Bound<'_, PyDict>>) -> PyResult<PyCapper> {
-        let config = config(words(options, false)?)?;
+        let config = config(words(options, false)?)?.options;
         let capper = new_capper(&config)?;
         Ok(PyCapper { config, capper: Mutex::new(Some(capper)) })
     }
@@ -367,7 +372,7 @@ impl PyCapper {
 #[pyfunction]
 #[pyo3(signature = (data, **options))]
 fn cap(py: Python<'_>, data: &Bound<'_, PyAny>, options: Option<&Bound<'_, PyDict>>) -> PyResult<Result> {
-    let config = config(words(options, false)?)?;
+    let config = config(words(options, false)?)?.options;
     let input = self::data(data)?;
     let mut capper = new_capper(&config)?;
     let ran = py.detach(|| {
@@ -401,13 +406,18 @@ fn run(
     }
     words.push("--".into());
     words.extend(args);
-    let config = config(words)?;
+    let Run { options: mut config, command: Some(spec), .. } = config(words)? else {
+        return Err(PyValueError::new_err("args: no command to run"));
+    };
+    // Every total, as `capout --json -- COMMAND` counts them: the summary
+    // has the facts of `--json`, whatever the cap needs for its notice.
+    config.count_totals = true;
     // The command's stdin is at its end: the program's own stdin is not
     // the command's to read.
     let place = Place { no_stdin: true, ..Place::default() };
     let ran = py.detach(|| {
         let mut out = Vec::new();
-        command::run_in(&config, &place, &mut out, &mut io::stderr()).map(|finished| (out, finished))
+        command::run_in(&config, &spec, &place, &mut out, &mut io::stderr()).map(|finished| (out, finished))
     });
     let (mut out, finished) = ran.map_err(|e| match &e {
         command::Error::Spawn { .. } => {
@@ -420,8 +430,8 @@ fn run(
         }
         _ => engine_error(&e),
     })?;
-    let report = finished.report.ok_or_else(|| PyRuntimeError::new_err("the output was closed"))?;
-    let mut summary = Summary::of_report(&config, &report);
+    let ran = finished.summary.ok_or_else(|| PyRuntimeError::new_err("the output was closed"))?;
+    let mut summary = Summary::of_report(&config, &ran);
     summary.exit_code = finished.ending.exit_code;
     out.shrink_to_fit();
     Ok(Result { output: PyBytes::new(py, &out).unbind(), summary: Py::new(py, summary)? })

@@ -34,6 +34,35 @@ def test_run_summary_is_what_json_says():
         assert getattr(summary, fact) == want[fact], fact
 
 
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"head_chars": 50},
+        {"tail_lines": 2},
+        {"head_lines": 5, "offset": 3},
+        {"head_lines": 10, "budget_chars": 12},
+        {"max_matches": 3, "pattern": "7"},
+        {"tail_tokens": 20},
+        {"head_lines": 2, "tail_lines": 2},
+    ],
+)
+def test_run_summary_has_every_fact_of_json_as_the_cli_counts_it(options):
+    # Command mode counts only what its output needs; the summary, as
+    # --json, counts every total whatever the cap.
+    import json
+
+    args = ["sh", "-c", "seq 10000; exit 3"]
+    want = json.loads(oracle(["--json", *words(options), "--", *args], check=False)[0])
+    summary = capout.run(args, **options).summary
+    del want["output"]
+    limit = want.pop("limit")
+    assert summary.limit == (tuple(limit) if isinstance(limit, list) else (limit, None))
+    got = {fact: getattr(summary, fact) for fact in want}
+    assert got == want
+    assert (summary.exit_code, summary.total_lines) == (3, 10000)
+
+
 def test_exit_status_stands():
     got = capout.run(["sh", "-c", "echo out; echo err >&2; exit 3"])
     assert got.output == b"out\nerr\n"

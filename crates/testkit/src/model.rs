@@ -5,7 +5,7 @@
 // machine, one match over the caps.
 #![allow(clippy::match_same_arms, clippy::too_many_lines)]
 
-use capout_core::{CapSpec, Config, Unit};
+use capout_core::{CapSpec, Options, Unit};
 use regex::bytes::Regex;
 
 use super::Rng;
@@ -107,12 +107,12 @@ fn split_ending(line: &[u8]) -> (&[u8], &[u8]) {
 }
 
 /// One line as the line caps write it.
-fn shape_line(line: &[u8], number: usize, config: &Config) -> Vec<u8> {
-    shape_at(line, number, config, config.max_line)
+fn shape_line(line: &[u8], number: usize, config: &Options) -> Vec<u8> {
+    shape_at(line, number, config, config.max_line())
 }
 
 /// One line as a line cap of width `max_line` writes it.
-fn shape_at(line: &[u8], number: usize, config: &Config, max_line: Option<u64>) -> Vec<u8> {
+fn shape_at(line: &[u8], number: usize, config: &Options, max_line: Option<u64>) -> Vec<u8> {
     let mut out = Vec::new();
     if config.line_numbers {
         out.extend_from_slice(format!("{number:>6}\t").as_bytes());
@@ -136,12 +136,12 @@ fn shape_at(line: &[u8], number: usize, config: &Config, max_line: Option<u64>) 
 /// `--budget-chars` keeps: from the first on for a head cap, whole lines
 /// while they fit, the first always (cut at the budget); the last that
 /// fit for a tail cap. Returns the output and how many lines it holds.
-fn budgeted(lines: &[&[u8]], picked: &[usize], config: &Config, tail: bool) -> (Vec<u8>, usize) {
+fn budgeted(lines: &[&[u8]], picked: &[usize], config: &Options, tail: bool) -> (Vec<u8>, usize) {
     let shaped = |i: usize| shape_line(lines[i], i + 1, config);
     let Some(budget) = config.budget else {
         return (picked.iter().flat_map(|&i| shaped(i)).collect(), picked.len());
     };
-    let cut_width = Some(config.max_line.map_or(budget, |w| w.min(budget)));
+    let cut_width = Some(config.max_line().map_or(budget, |w| w.min(budget)));
     let count = |bytes: &[u8]| units(bytes, config.unit).len() as u64;
     if picked.is_empty() {
         return (Vec::new(), 0);
@@ -308,7 +308,7 @@ impl Region {
 }
 
 /// What capout must print for `input`, computed the naive way.
-pub fn model(input: &[u8], config: &Config) -> Vec<u8> {
+pub fn model(input: &[u8], config: &Options) -> Vec<u8> {
     let mut input = input.to_vec();
     if config.strip_ansi {
         input = strip_ansi(&input);
@@ -319,7 +319,7 @@ pub fn model(input: &[u8], config: &Config) -> Vec<u8> {
     // `--keep` sees the lines as the transforms left them.
     let unshaped = input.clone();
     // Given with a character cap, the line cap applies first.
-    if !counts_lines(config.cap) && config.max_line.is_some() {
+    if !counts_lines(config.cap) && config.max_line().is_some() {
         let lines = input.split_inclusive(|&b| b == b'\n');
         input = lines.enumerate().flat_map(|(i, line)| shape_line(line, i + 1, config)).collect();
     }
@@ -525,10 +525,10 @@ fn with_rescued(
     unshaped: &[&[u8]],
     cut: Region,
     keep: &capout_core::Keep,
-    config: &Config,
+    config: &Options,
 ) -> Vec<u8> {
     let matcher = LinePattern::new(&keep.pattern, false);
-    let width = config.max_line.unwrap_or(2000) as usize;
+    let width = config.max_line().unwrap_or(2000) as usize;
     let mut start = 0;
     let mut rescued = Vec::new();
     for (i, line) in lines.iter().enumerate() {
@@ -566,7 +566,7 @@ fn with_rescued(
 }
 
 /// A random config, with small caps so that cuts happen.
-pub fn random_config(rng: &mut Rng) -> Config {
+pub fn random_config(rng: &mut Rng) -> Options {
     let (a, b) = (1 + rng.below(12), 1 + rng.below(12));
     let cap = match rng.below(10) {
         7 => CapSpec::TailTokens(a),
@@ -599,27 +599,25 @@ pub fn random_config(rng: &mut Rng) -> Config {
         const KEEP: &[&str] = &["a", "^x", "\u{20ac}", "b$"];
         capout_core::Keep { pattern: KEEP[rng.below(KEEP.len() as u64) as usize].into(), max: rng.below(4) }
     });
-    Config {
-        cap,
-        pattern,
-        unit: if rng.below(4) == 0 { Unit::Bytes } else { Unit::Chars },
-        max_line: if rng.below(2) == 0 { Some(1 + rng.below(6)) } else { None },
-        line_numbers: counts_lines(cap) && rng.below(3) == 0,
-        budget,
-        match_offset: if matches { rng.below(4) } else { 0 },
-        strip_ansi: rng.below(3) == 0,
-        collapse_cr: rng.below(3) == 0,
-        keep,
-        read_size: 1,
-        // Limits small enough that short inputs cross them, half the time.
-        limits: if rng.below(2) == 0 {
-            capout_core::Limits {
-                collapse_cr: 1 + rng.below(8) as usize,
-                pattern_line: 1 + rng.below(12) as usize,
-            }
-        } else {
-            capout_core::Limits::default()
-        },
-        ..Config::default()
-    }
+    let mut options = Options::new(cap);
+    options.pattern = pattern;
+    options.unit = if rng.below(4) == 0 { Unit::Bytes } else { Unit::Chars };
+    options.max_line_chars = Some(if rng.below(2) == 0 { 1 + rng.below(6) } else { 0 });
+    options.line_numbers = counts_lines(cap) && rng.below(3) == 0;
+    options.budget = budget;
+    options.match_offset = if matches { rng.below(4) } else { 0 };
+    options.strip_ansi = rng.below(3) == 0;
+    options.collapse_cr = rng.below(3) == 0;
+    options.keep = keep;
+    options.read_size = 1;
+    // Limits small enough that short inputs cross them, half the time.
+    options.limits = if rng.below(2) == 0 {
+        capout_core::Limits {
+            collapse_cr: 1 + rng.below(8) as usize,
+            pattern_line: 1 + rng.below(12) as usize,
+        }
+    } else {
+        capout_core::Limits::default()
+    };
+    options
 }

@@ -11,7 +11,7 @@ use capout::cli::{self, Action};
 use capout::exit::Exit;
 use capout::signals::{self, Interruptible, Signals};
 use capout::{command, completions, hook, pipe, seek};
-use capout_core::{Ending, Error, Report};
+use capout_core::{Ending, Error, Summary};
 
 fn main() -> ExitCode {
     // Started by itself to run a command in a session of its own.
@@ -48,8 +48,8 @@ fn main() -> ExitCode {
         Some(args) => cli::parse_from(args),
         None => cli::parse(),
     };
-    let mut config = match parsed {
-        Action::Run(config) => *config,
+    let cli::Run { options: mut config, command, input } = match parsed {
+        Action::Run(run) => *run,
         Action::Completions(shell) => {
             if shell == clap_complete::Shell::Bash {
                 let _ = io::stdout().write_all(completions::bash(&cli::command()).as_bytes());
@@ -71,11 +71,11 @@ fn main() -> ExitCode {
     let _ = signal_hook::flag::register(signal_hook::consts::SIGXFSZ, Arc::new(AtomicBool::new(false)));
     let mut out = BufWriter::with_capacity(capout_core::READ_SIZE, io::stdout().lock());
     let mut err = io::stderr().lock();
-    if config.command.is_some() {
+    if let Some(spec) = &command {
         // A closed stdout is handled inside: the command must still be
         // waited for, and its status stands.
-        return match command::run(&config, &mut out, &mut err) {
-            Ok(finished) => match finished.report.and_then(|r| r.save_error) {
+        return match command::run(&config, spec, &mut out, &mut err) {
+            Ok(finished) => match finished.summary.and_then(|s| s.save_error) {
                 Some(e) => fail(&mut err, &e, Exit::Failure),
                 None => exit(&finished.ending),
             },
@@ -87,7 +87,7 @@ fn main() -> ExitCode {
     // A --input FILE that cannot be opened is told as the input's first
     // read error, before anything is written, so that --json still prints
     // its object.
-    let input = match &config.input {
+    let input = match &input {
         // A folder opens but fails its first read: said with its name.
         Some(path) => File::open(path)
             .and_then(|file| match file.metadata() {
@@ -104,7 +104,7 @@ fn main() -> ExitCode {
             pipe::enlarge(&stdin);
             // Larger pieces than the library's default: fewer system
             // calls and fewer pieces, each with its fixed cost.
-            config.read_size = capout_core::INPUT_READ_SIZE;
+            config.read_size = pipe::INPUT_READ_SIZE;
             match Signals::catch(false) {
                 Ok(signals) => capout_core::run_with(
                     &config,
@@ -185,11 +185,11 @@ fn serve_mcp(_: &std::path::Path) -> ExitCode {
 }
 
 /// The exit status of a filter-mode run, with its error on stderr.
-fn finish(err: &mut dyn Write, ran: Result<Report, Error>) -> ExitCode {
+fn finish(err: &mut dyn Write, ran: Result<Summary, Error>) -> ExitCode {
     match ran {
-        Ok(report) => match report.save_error {
+        Ok(summary) => match summary.save_error {
             Some(e) => fail(err, &e, Exit::Failure),
-            None => exit(&report.ending),
+            None => exit(&summary.ending),
         },
         // A reader that stopped listening is not an error.
         Err(Error::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,

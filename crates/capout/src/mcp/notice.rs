@@ -6,7 +6,7 @@
 
 use std::fmt::Display;
 
-use capout_core::{CapSpec, Config};
+use capout_core::{CapSpec, Options};
 use rustix::fs::FileType;
 
 use super::lifecycle::{GRACE, SAVED_MAX};
@@ -20,7 +20,7 @@ pub const INSTRUCTIONS: &str = "Bounded tools: read pages files with offset/limi
                                 that says what was cut and how to get more.";
 
 /// The words of a cap as a description tells them: "the first 500 lines".
-fn cap_words(config: &Config) -> String {
+fn cap_words(config: &Options) -> String {
     let unit = config.unit.name();
     match config.cap {
         CapSpec::TailChars(n) => format!("the last {n} {unit}"),
@@ -37,14 +37,14 @@ fn cap_words(config: &Config) -> String {
 }
 
 /// What a description says of the line cap and the budget of `config`.
-fn line_words(config: &Config) -> String {
+fn line_words(config: &Options) -> String {
     let unit = config.unit.name();
     let budget = config.budget.map(|budget| {
         format!(
             " A page holds at most {budget} {unit} in all (whole lines only): it may end before `limit` lines, and its notice says where."
         )
     });
-    let width = config.max_line.map(|w| {
+    let width = config.max_line().map(|w| {
         format!(" A line longer than {w} {unit} is cut and ends with ` ... (line truncated to {w} {unit})`.")
     });
     format!("{}{}", budget.unwrap_or_default(), width.unwrap_or_default())

@@ -40,7 +40,7 @@ fn agrees_with_model(args: &[&str], input: &[u8]) {
     };
     let (status, stdout, stderr) = run(args, input.to_vec());
     assert_eq!((status, stderr.as_str()), (Some(0), ""), "{args:?}");
-    let want = model(input, &config);
+    let want = model(input, &config.options);
     assert!(stdout == want, "capout {args:?} differs from the model on {} bytes of input", input.len());
 }
 

@@ -312,10 +312,10 @@ impl Read for FailsAfter {
 
 #[test]
 fn json_closes_the_object_when_reading_fails_after_output_streamed() {
-    let config = capout_core::Config {
-        cap: capout_core::CapSpec::HeadLines { limit: 5, offset: 0 },
-        json: true,
-        ..capout_core::Config::default()
+    let config = {
+        let mut options = capout_core::Options::new(capout_core::CapSpec::HeadLines { limit: 5, offset: 0 });
+        options.json = true;
+        options
     };
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let result = capout_core::run(&config, FailsAfter(b"a\nb\n"), &mut out, &mut err);

@@ -6,12 +6,16 @@
 use std::io::Write;
 use std::process::Stdio;
 
-use capout_core::{CapSpec, Config, Pattern};
+use capout_core::{CapSpec, Options, Pattern};
 use capout_testkit::Chunked;
 
 /// The output of the library for `input` read in reads of `size` bytes.
-fn run_in_reads(config: &Config, input: &[u8], size: usize) -> Vec<u8> {
-    let config = Config { read_size: size, ..config.clone() };
+fn run_in_reads(config: &Options, input: &[u8], size: usize) -> Vec<u8> {
+    let config = {
+        let mut options = config.clone();
+        options.read_size = size;
+        options
+    };
     let mut out = Vec::new();
     capout_core::run(&config, Chunked::new(input, &[size]), &mut out, &mut Vec::new())
         .expect("in-memory run");
@@ -60,7 +64,11 @@ fn collapse_cr_past_its_limit_gives_the_same_output_for_every_read_size() {
     let mut input = vec![b'x'; 70_000];
     input.extend_from_slice(b"\rDONE\n");
     let want = b"xxxxxDONE\n... (truncated, showing last 10 chars)\n";
-    let config = Config { cap: CapSpec::TailChars(10), collapse_cr: true, ..Config::default() };
+    let config = {
+        let mut options = Options::new(CapSpec::TailChars(10));
+        options.collapse_cr = true;
+        options
+    };
     for size in [1, 7, 4096, 65_536, 1 << 20] {
         let got = run_in_reads(&config, &input, size);
         assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(want), "reads of {size}");
@@ -78,7 +86,11 @@ fn collapse_cr_past_its_limit_gives_the_same_output_for_every_read_size() {
 fn collapse_cr_below_its_limit_erases_the_stretch() {
     let mut input = vec![b'x'; 60_000];
     input.extend_from_slice(b"\rDONE\n");
-    let config = Config { cap: CapSpec::TailChars(10), collapse_cr: true, ..Config::default() };
+    let config = {
+        let mut options = Options::new(CapSpec::TailChars(10));
+        options.collapse_cr = true;
+        options
+    };
     for size in [1, 4096, 65_536, 1 << 20] {
         assert_eq!(run_in_reads(&config, &input, size), b"DONE\n", "reads of {size}");
     }
@@ -94,11 +106,11 @@ fn a_line_past_the_pattern_window_is_matched_on_its_start_for_every_read_size() 
     let mut early = b"needle".to_vec();
     early.extend_from_slice(&vec![b'a'; window]);
     early.push(b'\n');
-    let config = Config {
-        cap: CapSpec::MaxMatches(5),
-        pattern: Some(Pattern { text: "needle".into(), fixed: false }),
-        max_line: Some(8),
-        ..Config::default()
+    let config = {
+        let mut options = Options::new(CapSpec::MaxMatches(5));
+        options.pattern = Some(Pattern { text: "needle".into(), fixed: false });
+        options.max_line_chars = Some(8);
+        options
     };
     for size in [4096, 65_536, 1 << 20] {
         assert_eq!(run_in_reads(&config, &late, size), b"No matches found.\n", "reads of {size}");
@@ -117,11 +129,11 @@ fn a_line_that_fills_the_pattern_window_is_seen_whole() {
     let window = capout_core::Limits::default().pattern_line;
     let mut input = vec![b'a'; window - 1];
     input.extend_from_slice(b"z\r\n");
-    let config = Config {
-        cap: CapSpec::MaxMatches(5),
-        pattern: Some(Pattern { text: "z$".into(), fixed: false }),
-        max_line: Some(3),
-        ..Config::default()
+    let config = {
+        let mut options = Options::new(CapSpec::MaxMatches(5));
+        options.pattern = Some(Pattern { text: "z$".into(), fixed: false });
+        options.max_line_chars = Some(3);
+        options
     };
     for size in [1 << 20, 65_536, window, window + 1, window + 2] {
         assert_eq!(

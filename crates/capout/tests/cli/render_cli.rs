@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use capout_core::{CapSpec, Config};
+use capout_core::{CapSpec, Options};
 use capout_testkit::Chunked;
 
 fn capout() -> Command {
@@ -245,8 +245,12 @@ fn fixtures() -> Vec<PathBuf> {
 
 /// The library's output for `input` read in reads of the sizes given, in
 /// turn.
-fn in_reads(config: &Config, input: &[u8], sizes: &[usize]) -> Vec<u8> {
-    let config = Config { read_size: sizes.iter().copied().max().unwrap_or(1), ..config.clone() };
+fn in_reads(config: &Options, input: &[u8], sizes: &[usize]) -> Vec<u8> {
+    let config = {
+        let mut options = config.clone();
+        options.read_size = sizes.iter().copied().max().unwrap_or(1);
+        options
+    };
     let mut out = Vec::new();
     capout_core::run(&config, Chunked::new(input, sizes), &mut out, &mut Vec::new()).expect("in-memory run");
     out
@@ -268,7 +272,11 @@ fn output_is_the_same_for_reads_of_1_to_7_bytes() {
         let input = std::fs::read(&path).unwrap();
         for cap in caps {
             for render in [(200, 50), (31, 7)] {
-                let config = Config { cap, render: Some(render), ..Config::default() };
+                let config = {
+                    let mut options = Options::new(cap);
+                    options.render = Some(render);
+                    options
+                };
                 let whole = in_reads(&config, &input, &[input.len().max(1)]);
                 for sizes in patterns {
                     assert!(
@@ -294,10 +302,18 @@ fn a_read_of_many_rows_is_fed_on_in_batches_alike() {
     for n in 0..30_000 {
         let _ = writeln!(expected, "line {n}");
     }
-    let config = Config { cap: CapSpec::TailChars(1_000_000), render: Some((200, 50)), ..Config::default() };
+    let config = {
+        let mut options = Options::new(CapSpec::TailChars(1_000_000));
+        options.render = Some((200, 50));
+        options
+    };
     assert_eq!(String::from_utf8(in_reads(&config, &input, &[input.len()])).unwrap(), expected);
     assert_eq!(String::from_utf8(in_reads(&config, &input, &[7])).unwrap(), expected);
-    let head = Config { cap: CapSpec::HeadLines { limit: 2, offset: 29_000 }, ..config };
+    let head = {
+        let mut options = config;
+        options.cap = CapSpec::HeadLines { limit: 2, offset: 29_000 };
+        options
+    };
     assert_eq!(
         String::from_utf8(in_reads(&head, &input, &[input.len()])).unwrap(),
         "line 29000\nline 29001\n... (truncated, showing lines 29001-29002 of 30000, next offset 29002)\n"

@@ -290,10 +290,10 @@ mod accuracy {
     /// What a token cap with the estimator keeps of `input`, without
     /// notices.
     fn kept(cap: capout_core::CapSpec, input: &[u8]) -> Vec<u8> {
-        let config = capout_core::Config {
-            cap,
-            notice: capout_core::NoticeTarget::None,
-            ..capout_core::Config::default()
+        let config = {
+            let mut options = capout_core::Options::new(cap);
+            options.notice = capout_core::NoticeTarget::None;
+            options
         };
         let (mut out, mut err) = (Vec::new(), Vec::new());
         capout_core::run(&config, input, &mut out, &mut err).expect("in-memory run");
@@ -435,7 +435,7 @@ mod exact_cuts {
     use std::io::Read;
 
     use capout_core::tokens::{self, Exact};
-    use capout_core::{CapSpec, Config, NoticeTarget, Tokenizer};
+    use capout_core::{CapSpec, NoticeTarget, Options, Tokenizer};
     use proptest::prelude::*;
 
     use super::text;
@@ -459,7 +459,13 @@ mod exact_cuts {
 
     /// What the cap keeps of `input`, without notices.
     fn kept(cap: CapSpec, tokenizer: Tokenizer, input: &[u8], sizes: Vec<usize>) -> Vec<u8> {
-        let config = Config { cap, tokenizer, notice: NoticeTarget::None, read_size: 7, ..Config::default() };
+        let config = {
+            let mut options = Options::new(cap);
+            options.tokenizer = tokenizer;
+            options.notice = NoticeTarget::None;
+            options.read_size = 7;
+            options
+        };
         let (mut out, mut err) = (Vec::new(), Vec::new());
         capout_core::run(&config, Reads { data: input, sizes, turn: 0 }, &mut out, &mut err)
             .expect("in-memory run");

@@ -69,8 +69,9 @@
 //! and Hangul, decoded without the standard library's tables. Each piece
 //! still takes a few decisions that depend on the text, so it reads
 //! hundreds of MB/s, not the GB/s of a character count. A copy of the
-//! estimator before these paths is kept, in the tests only, as the model
-//! they must agree with on any input split anywhere.
+//! estimator before these paths is kept in the engine's tests
+//! (`tests/engine/tokens/`) as the model they must agree with on any input
+//! split anywhere.
 //!
 //! # Exact counts
 //!
@@ -79,9 +80,6 @@
 //! loaded on first use.
 
 use std::sync::atomic::{AtomicU8, Ordering};
-
-#[cfg(test)]
-mod reference;
 
 /// Thousandths of a token: the unit costs are kept in.
 pub const SCALE: u64 = 1000;
@@ -524,6 +522,18 @@ impl Estimator {
     /// Reads the next bytes of the stream.
     pub fn feed(&mut self, bytes: &[u8]) {
         self.run(bytes, &mut NoSink);
+    }
+
+    /// Reads the next bytes of the stream, as [`feed`](Self::feed) does,
+    /// and tells `boundary` of each piece boundary on the way: the offset in
+    /// the stream where the next piece starts, and the cost (in thousandths
+    /// of a token) of the pieces before it. An offset can be told again
+    /// with a higher cost; the last one told holds. The boundaries, like the
+    /// totals, do not depend on how the stream is split into reads: what
+    /// [`boundaries`] gives for the whole, and what [`tail_start`] reads in
+    /// blocks.
+    pub fn feed_with_boundaries(&mut self, bytes: &[u8], mut boundary: impl FnMut(u64, u64)) {
+        self.run(bytes, &mut boundary);
     }
 
     /// The estimate of all that was fed, in whole tokens (rounded up).
@@ -1582,4 +1592,70 @@ pub fn count_exact(kind: Exact, bytes: &[u8]) -> usize {
         Exact::Cl100k => tiktoken_rs::cl100k_base_singleton(),
     };
     bpe.encode_ordinary(&text).len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Kind, boundaries, estimate_scaled, kind, rest_scaled};
+    use proptest::prelude::*;
+
+    /// Text with every kind of piece and long runs of each kind of
+    /// character, invalid UTF-8 and NULs among them: the same strategy as
+    /// the engine's tests of the estimator against its reference model.
+    fn text() -> impl Strategy<Value = Vec<u8>> {
+        let run = |unit: &'static str| (1usize..70).prop_map(move |n| unit.as_bytes().repeat(n));
+        let atom = prop_oneof![
+            4 => "[a-z]{1,20}".prop_map(String::into_bytes),
+            2 => "[A-Z][a-z]{0,8}".prop_map(String::into_bytes),
+            1 => "[A-Z]{1,9}".prop_map(String::into_bytes),
+            1 => "[a-zA-Z]{1,12}".prop_map(String::into_bytes),
+            2 => "[0-9]{1,9}".prop_map(String::into_bytes),
+            3 => "[ ]{1,5}".prop_map(String::into_bytes),
+            2 => "[\t\r\n\x0b\x0c ]{1,6}".prop_map(String::into_bytes),
+            2 => r#"[-+*/=(){};:,.!?'"_<>\[\]@#$%&|~^`\\]{1,12}"#.prop_map(String::into_bytes),
+            2 => "[éüßжЖΩω中文字日本語のカナ한국어，。「」€→😀🎉\u{a0}\u{3000}\u{2028}٣①ǅ]{1,6}"
+                .prop_map(String::into_bytes),
+            1 => "[\u{80}-\u{10ffff}]{1,3}".prop_map(String::into_bytes),
+            1 => prop::collection::vec(any::<u8>(), 1..6),
+            1 => prop::collection::vec(prop_oneof![Just(0u8), 0x80u8..=0xff], 1..5),
+            // Colour codes, and blank lines with spaces, tabs and `\r`.
+            2 => "( ?[.;]?\x1b\\[[0-9;]{0,7}[mK]|\x1b[a-z(]?)".prop_map(String::into_bytes),
+            1 => "([ \t]{0,14}\r?\n){1,40}".prop_map(String::into_bytes),
+            1 => prop_oneof![
+                run("a"), run("Z"), run("9"), run(" "), run("\n"), run(" \n"), run("-"),
+                run("中"), run("한"), run("😀"), run("\u{a0}"), run("é"), run("\0"), run("ab "),
+                run("\r\n"), run(".\n"), run("\x1b")
+            ],
+        ];
+        prop::collection::vec(atom, 0..50).prop_map(|v| v.concat())
+    }
+
+    /// The kinds kept in a table are the standard library's, the first
+    /// time and after.
+    #[test]
+    fn kinds_are_the_standard_librarys() {
+        for cp in (0x80..0xD800).chain(0xE000..0x11_0000) {
+            let c = char::from_u32(cp).expect("not a surrogate");
+            assert_eq!(kind(c), Kind::of(c), "U+{cp:04X}");
+            assert_eq!(kind(c), Kind::of(c), "U+{cp:04X} again");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// The estimate of a rest taken from the boundaries of the whole
+        /// where the rest's own pieces meet them, as `tail_start` takes
+        /// it, is the estimate of the rest on its own.
+        #[test]
+        fn rest_from_known_boundaries(bytes in text(), from in any::<prop::sample::Index>(), keep in 0usize..40) {
+
+            let from = from.index(bytes.len() + 1);
+            let total = estimate_scaled(&bytes);
+            // Some of the boundaries after `from`, or none.
+            let known: Vec<(usize, u64)> =
+                boundaries(&bytes).into_iter().filter(|&(at, _)| at >= from).take(keep).collect();
+            prop_assert_eq!(rest_scaled(&bytes, from, &known, total), estimate_scaled(&bytes[from..]));
+        }
+    }
 }

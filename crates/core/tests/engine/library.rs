@@ -2,7 +2,7 @@
 //! counts every total it has a field for, and an uncounted total never
 //! shows as 0.
 
-use capout_core::{CapSpec, Capper, Config, Options, Pattern};
+use capout_core::{CapSpec, Capper, Options, Pattern};
 
 /// `input` through a capper made from `options`: its output and summary.
 fn cap(options: Options, input: &[u8]) -> (Vec<u8>, capout_core::Summary) {
@@ -34,7 +34,8 @@ fn tail_chars_summary_counts_omitted_and_chars_as_json_does() {
 fn debug_of_totals_never_shows_an_uncounted_zero() {
     // A plain --tail-chars run counts no characters: they read as None.
     let mut out = Vec::new();
-    let report = capout_core::run(&Config::default(), &b"abc\n"[..], &mut out, &mut std::io::sink()).unwrap();
+    let report =
+        capout_core::run(&Options::default(), &b"abc\n"[..], &mut out, &mut std::io::sink()).unwrap();
     assert_eq!(report.totals.chars(), None);
     assert_eq!(format!("{:?}", report.totals), "Totals { bytes: 4, chars: None, lines: None, .. }");
 }

@@ -7,3 +7,4 @@ mod notices;
 mod props;
 mod search;
 mod splits;
+mod tokens;

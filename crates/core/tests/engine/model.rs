@@ -11,11 +11,11 @@
 //! which is checked here against `vte` (Alacritty's parser) where the two
 //! must agree.
 
-use capout_core::Config;
+use capout_core::Options;
 use capout_testkit::model::{model, random_config, strip_ansi};
 use capout_testkit::{Chunked, Rng};
 
-fn run(input: &[u8], config: &Config, sizes: &[usize]) -> Vec<u8> {
+fn run(input: &[u8], config: &Options, sizes: &[usize]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut err = Vec::new();
     capout_core::run(config, Chunked::new(input, sizes), &mut out, &mut err).expect("in-memory run");
@@ -32,7 +32,11 @@ fn engine_matches_the_model_at_every_read_size() {
         let config = random_config(&mut rng);
         let want = model(&input, &config);
         for sizes in [&[1][..], &[2], &[3], &[4], &[5], &[6], &[7], &[1, 7, 2, 5, 3], &[65536]] {
-            let config = Config { read_size: *sizes.iter().max().unwrap_or(&1), ..config.clone() };
+            let config = {
+                let mut options = config.clone();
+                options.read_size = *sizes.iter().max().unwrap_or(&1);
+                options
+            };
             let got = run(&input, &config, sizes);
             assert!(
                 got == want,

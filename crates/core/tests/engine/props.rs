@@ -1,15 +1,19 @@
 //! Property: for every cap and option, the output does not depend on how
 //! the input was split into reads, and equals the model's.
 
-use capout_core::Config;
+use capout_core::Options;
 use capout_testkit::model::{model, random_config};
 use capout_testkit::{Chunked, Rng};
 use proptest::prelude::*;
 
-fn run(input: &[u8], config: &Config, sizes: &[usize]) -> Vec<u8> {
+fn run(input: &[u8], config: &Options, sizes: &[usize]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut err = Vec::new();
-    let config = Config { read_size: sizes.iter().copied().max().unwrap_or(1), ..config.clone() };
+    let config = {
+        let mut options = config.clone();
+        options.read_size = sizes.iter().copied().max().unwrap_or(1);
+        options
+    };
     capout_core::run(&config, Chunked::new(input, sizes), &mut out, &mut err).expect("in-memory run");
     out
 }

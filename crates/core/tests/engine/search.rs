@@ -8,7 +8,7 @@
 //! finds: `regex::bytes::Regex` run on each line's content alone, cut to
 //! the first `pattern_line` bytes on a character boundary.
 
-use capout_core::{CapSpec, Config, Keep, Pattern};
+use capout_core::{CapSpec, Keep, Options, Pattern};
 use capout_testkit::{Chunked, Rng};
 use regex::bytes::{Regex, RegexBuilder};
 
@@ -136,10 +136,14 @@ fn model(input: &[u8], regex: &Regex, limit: usize) -> Vec<usize> {
         .collect()
 }
 
-fn run(input: &[u8], config: &Config, sizes: &[usize]) -> Vec<u8> {
+fn run(input: &[u8], config: &Options, sizes: &[usize]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut err = Vec::new();
-    let config = Config { read_size: sizes.iter().copied().max().unwrap_or(1), ..config.clone() };
+    let config = {
+        let mut options = config.clone();
+        options.read_size = sizes.iter().copied().max().unwrap_or(1);
+        options
+    };
     capout_core::run(&config, Chunked::new(input, sizes), &mut out, &mut err).expect("in-memory run");
     assert!(err.is_empty(), "{}", String::from_utf8_lossy(&err));
     out
@@ -207,14 +211,14 @@ fn max_matches_finds_the_lines_that_regex_matches_line_by_line() {
             .build()
             .expect("test patterns are valid");
         let want = model(&input, &naive, limit);
-        let config = Config {
-            cap: CapSpec::MaxMatches(u64::MAX),
-            pattern: Some(Pattern { text: text.into(), fixed }),
-            ignore_case,
-            line_numbers: true,
-            max_line: None,
-            limits: capout_core::Limits { pattern_line: limit, ..capout_core::Limits::default() },
-            ..Config::default()
+        let config = {
+            let mut options = Options::new(CapSpec::MaxMatches(u64::MAX));
+            options.pattern = Some(Pattern { text: text.into(), fixed });
+            options.ignore_case = ignore_case;
+            options.line_numbers = true;
+            options.max_line_chars = Some(0);
+            options.limits = capout_core::Limits { pattern_line: limit, ..capout_core::Limits::default() };
+            options
         };
         for sizes in [random_sizes(&mut rng), random_sizes(&mut rng)] {
             let got = run(&input, &config, &sizes);
@@ -251,13 +255,13 @@ fn max_matches_counts_the_lines_past_its_cap_that_regex_matches() {
         } else if found.len() > shown {
             want.extend_from_slice(format!("... ({} total, showing first {cap})\n", found.len()).as_bytes());
         }
-        let config = Config {
-            cap: CapSpec::MaxMatches(cap),
-            pattern: Some(Pattern { text: text.into(), fixed: false }),
-            ignore_case,
-            line_numbers: true,
-            max_line: None,
-            ..Config::default()
+        let config = {
+            let mut options = Options::new(CapSpec::MaxMatches(cap));
+            options.pattern = Some(Pattern { text: text.into(), fixed: false });
+            options.ignore_case = ignore_case;
+            options.line_numbers = true;
+            options.max_line_chars = Some(0);
+            options
         };
         for sizes in [random_sizes(&mut rng), random_sizes(&mut rng)] {
             let got = run(&input, &config, &sizes);
@@ -287,13 +291,13 @@ fn keep_rescues_the_lines_that_regex_matches_line_by_line() {
         };
         let naive = RegexBuilder::new(text).case_insensitive(ignore_case).build().expect("valid");
         let want = rescued(&input, text, &model(&input, &naive, limit));
-        let config = Config {
-            cap: CapSpec::HeadLines { limit: 1, offset: 0 },
-            keep: Some(Keep { pattern: text.into(), max: u64::MAX }),
-            ignore_case,
-            max_line: Some(u64::MAX),
-            limits: capout_core::Limits { pattern_line: limit, ..capout_core::Limits::default() },
-            ..Config::default()
+        let config = {
+            let mut options = Options::new(CapSpec::HeadLines { limit: 1, offset: 0 });
+            options.keep = Some(Keep { pattern: text.into(), max: u64::MAX });
+            options.ignore_case = ignore_case;
+            options.max_line_chars = Some(u64::MAX);
+            options.limits = capout_core::Limits { pattern_line: limit, ..capout_core::Limits::default() };
+            options
         };
         for sizes in [random_sizes(&mut rng), random_sizes(&mut rng)] {
             let out = run(&input, &config, &sizes);

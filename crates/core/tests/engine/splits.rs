@@ -2,14 +2,18 @@
 //! sequence or a run of `\r` cut at every position, and read sizes around
 //! a page, so that the output never depends on where a read ends.
 
-use capout_core::{CapSpec, Config};
+use capout_core::{CapSpec, Options};
 use capout_testkit::Chunked;
 
 /// The output of a run over `input` read `first` bytes first, then in
 /// reads of `rest` bytes.
-fn run_split(config: &Config, input: &[u8], first: usize, rest: usize) -> Vec<u8> {
+fn run_split(config: &Options, input: &[u8], first: usize, rest: usize) -> Vec<u8> {
     let sizes = [first, rest];
-    let config = Config { read_size: first.max(rest), ..config.clone() };
+    let config = {
+        let mut options = config.clone();
+        options.read_size = first.max(rest);
+        options
+    };
     let mut out = Vec::new();
     let mut err = Vec::new();
     capout_core::run(&config, Chunked::new(input, &sizes), &mut out, &mut err).expect("in-memory run");
@@ -18,7 +22,7 @@ fn run_split(config: &Config, input: &[u8], first: usize, rest: usize) -> Vec<u8
 
 /// Checks that `input` gives `want` whether it is read whole, split in two
 /// at every position, or a byte at a time.
-fn every_split(config: &Config, input: &[u8], want: &[u8]) {
+fn every_split(config: &Options, input: &[u8], want: &[u8]) {
     for first in 1..=input.len() {
         for rest in [1, 2, 3, input.len()] {
             let got = run_split(config, input, first, rest);
@@ -32,8 +36,11 @@ fn every_split(config: &Config, input: &[u8], want: &[u8]) {
     }
 }
 
-fn config(strip_ansi: bool, collapse_cr: bool) -> Config {
-    Config { cap: CapSpec::TailChars(1000), strip_ansi, collapse_cr, ..Config::default() }
+fn config(strip_ansi: bool, collapse_cr: bool) -> Options {
+    let mut options = Options::new(CapSpec::TailChars(1000));
+    options.strip_ansi = strip_ansi;
+    options.collapse_cr = collapse_cr;
+    options
 }
 
 #[test]
@@ -109,9 +116,10 @@ fn collapse_cr_takes_a_whole_line_of_frames_as_one_at_its_limit() {
         (12, b"DONE\nef\n"),
         (13, b"DONE\nef\n"),
     ] {
-        let config = Config {
-            limits: capout_core::Limits { collapse_cr: limit, ..Default::default() },
-            ..config(false, true)
+        let config = {
+            let mut options = config(false, true);
+            options.limits = capout_core::Limits { collapse_cr: limit, ..Default::default() };
+            options
         };
         for read in [1, 3, input.len()] {
             assert_eq!(
@@ -143,9 +151,10 @@ fn collapse_cr_gives_the_same_read_whole_and_a_byte_at_a_time() {
             })
             .collect();
         let limit = 1 + next(12) as usize;
-        let config = Config {
-            limits: capout_core::Limits { collapse_cr: limit, ..Default::default() },
-            ..config(false, true)
+        let config = {
+            let mut options = config(false, true);
+            options.limits = capout_core::Limits { collapse_cr: limit, ..Default::default() };
+            options
         };
         let whole = run_split(&config, &input, input.len(), input.len());
         for read in [1, 2] {
@@ -172,7 +181,11 @@ fn read_sizes_around_a_page_give_the_same_counts() {
     // of the counting.
     let line = "ascii words then caf\u{e9} \u{65e5}\u{672c}\u{8a9e} \u{1f680}\n";
     let input = line.repeat(1000).into_bytes();
-    let config = Config { json: true, ..Config::default() };
+    let config = {
+        let mut options = Options::default();
+        options.json = true;
+        options
+    };
     let want = run_split(&config, &input, input.len(), input.len());
     let chars = line.chars().count() * 1000;
     let total = format!("\"total_chars\":{chars}");
@@ -197,11 +210,11 @@ fn tail_lines_holds_long_lines_cut_the_same_at_every_split() {
     input.extend_from_slice(b"\n\r\r\n");
     input.extend_from_slice(&[b'y'; 30]);
     for (limit, numbers) in [(1, false), (2, true), (5, true), (100, false)] {
-        let config = Config {
-            cap: CapSpec::TailLines(limit),
-            max_line: Some(3),
-            line_numbers: numbers,
-            ..Config::default()
+        let config = {
+            let mut options = Options::new(CapSpec::TailLines(limit));
+            options.max_line_chars = Some(3);
+            options.line_numbers = numbers;
+            options
         };
         let want = capout_testkit::model::model(&input, &config);
         every_split(&config, &input, &want);

@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use capout_core::{CommandSpec, Config, SaveTo, Timeout};
+use capout_core::SaveTo;
 
 use super::Tools;
 use crate::cli::DEFAULT_KILL_AFTER;
-use crate::command::{self, Place, Stop};
+use crate::command::{self, CommandSpec, Place, Stop, Timeout};
 use crate::mcp::notice;
 use crate::mcp::paths::reason;
 
@@ -61,20 +61,17 @@ impl Tools {
             }),
             stdout_only: false,
         };
-        let config = Config {
-            save: Some(SaveTo::Dir(self.roots.saved.clone())),
-            command: Some(spec),
-            ..self.bash.clone()
-        };
+        let mut options = self.bash.clone();
+        options.save = Some(SaveTo::Dir(self.roots.saved.clone()));
         let place = Place { dir: Some(start), no_stdin: true, env, stop };
         let mut out = Vec::new();
         let finished =
-            command::run_in(&config, &place, &mut out, &mut io::sink()).map_err(|e| e.to_string())?;
+            command::run_in(&options, &spec, &place, &mut out, &mut io::sink()).map_err(|e| e.to_string())?;
         self.keep_cwd(cwd_file.path());
-        let report = finished.report;
+        let summary = finished.summary;
         if self.bash_binary && is_binary(&out) {
-            let bytes = report.as_ref().map_or(out.len() as u64, |r| r.totals.bytes());
-            let saved = match report.as_ref().and_then(|r| r.saved_to.clone()) {
+            let bytes = summary.as_ref().map_or(out.len() as u64, |s| s.totals.bytes());
+            let saved = match summary.as_ref().and_then(|s| s.saved_to.clone()) {
                 Some(path) => Some(path),
                 // Nothing was cut, so what was kept is the whole output.
                 None => save_whole(&self.roots.saved, &out),
@@ -84,7 +81,7 @@ impl Tools {
                     .into_bytes();
             out.push(b'\n');
         }
-        if let Some(e) = report.and_then(|r| r.save_error) {
+        if let Some(e) = summary.and_then(|s| s.save_error) {
             // The output stands; only the copy of it failed.
             let _ = writeln!(out, "{}", notice::not_saved(e));
         }

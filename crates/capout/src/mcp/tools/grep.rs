@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use capout_core::{CapSpec, Capper, Config};
+use capout_core::{CapSpec, Capper};
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, SearcherBuilder};
 use ignore::WalkBuilder;
@@ -62,15 +62,12 @@ impl Tools {
         // numbers, ...), but the cap and the page are the call's, each entry
         // is a match (no `pattern`), and nothing is saved: the entries past
         // the page reach the cap only as short lines to count.
-        let options = Config {
-            cap: CapSpec::MaxMatches(limit),
-            match_offset: request.offset,
-            pattern: None,
-            save: None,
-            ..self.grep.clone()
-        }
-        .options();
-        let width = self.grep.max_line.map(|w| self.grep.unit.max_bytes(w).saturating_add(8));
+        let mut options = self.grep.clone();
+        options.cap = CapSpec::MaxMatches(limit);
+        options.match_offset = request.offset;
+        options.pattern = None;
+        options.save = None;
+        let width = self.grep.max_line().map(|w| self.grep.unit.max_bytes(w).saturating_add(8));
         let search = Search {
             matcher,
             searcher,

@@ -15,7 +15,7 @@ mod tests;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use capout_core::{CapSpec, Config, NoticeTarget};
+use capout_core::{CapSpec, NoticeTarget, Options};
 
 use super::paths::Roots;
 use crate::profiles;
@@ -27,9 +27,9 @@ pub use read::BINARY_PROBE;
 pub struct Tools {
     /// Where paths may lead.
     pub roots: Roots,
-    read: Config,
-    grep: Config,
-    bash: Config,
+    read: Options,
+    grep: Options,
+    bash: Options,
     /// Where the next `bash` command starts: where the last one ended,
     /// at first the root. The session's alone: one server serves one.
     cwd: Arc<std::sync::Mutex<PathBuf>>,
@@ -42,35 +42,29 @@ impl Tools {
     /// `bash` say.
     pub fn new(roots: Roots) -> Result<Tools, String> {
         let plain = |name| {
-            profiles::config(name).map(|config| Config {
+            profiles::config(name).map(|mut options| {
                 // The server's text is the model's: notices with it, no
                 // live count, no JSON.
-                notice: NoticeTarget::Stdout,
-                json: false,
-                progress: false,
-                ..config
+                options.notice = NoticeTarget::Stdout;
+                options.json = false;
+                options.progress = false;
+                options
             })
         };
         let cwd = Arc::new(std::sync::Mutex::new(roots.root.clone()));
-        let bash = plain("bash")?;
+        let mut bash = plain("bash")?;
         // Profile bash's `--binary hide` is the switch (`binary = "show"`
         // in a config file turns it off); the tool replaces binary output
         // itself, with the path of the whole output, so the engine keeps
         // it whole.
         let bash_binary = bash.hide_binary;
-        Ok(Tools {
-            roots,
-            read: plain("read")?,
-            grep: plain("grep")?,
-            bash: Config { hide_binary: false, ..bash },
-            cwd,
-            bash_binary,
-        })
+        bash.hide_binary = false;
+        Ok(Tools { roots, read: plain("read")?, grep: plain("grep")?, bash, cwd, bash_binary })
     }
 
     /// The configs of the profiles `read`, `grep` and `bash`, as loaded:
     /// the tools' descriptions state their caps.
-    pub fn profiles(&self) -> (&Config, &Config, &Config) {
+    pub fn profiles(&self) -> (&Options, &Options, &Options) {
         (&self.read, &self.grep, &self.bash)
     }
 

@@ -2,7 +2,7 @@
 
 use std::io::{self, Cursor, Read};
 
-use capout_core::{CapSpec, Config};
+use capout_core::CapSpec;
 use rustix::fs::FileType;
 
 use super::Tools;
@@ -44,9 +44,11 @@ impl Tools {
             CapSpec::HeadLines { .. } => CapSpec::HeadLines { limit, offset },
             other => other,
         };
-        let config = Config { cap, line_numbers: true, ..self.read.clone() };
+        let mut options = self.read.clone();
+        options.cap = cap;
+        options.line_numbers = true;
         let mut out = Vec::new();
-        capout_core::run(&config, Cursor::new(start).chain(file), &mut out, &mut io::sink())
+        capout_core::run(&options, Cursor::new(start).chain(file), &mut out, &mut io::sink())
             .map_err(|e| notice::path_error(path, e))?;
         Ok(String::from_utf8_lossy(&out).into_owned())
     }

@@ -1,6 +1,8 @@
 //! The estimator as it was before its fast paths, kept as the model that
 //! the tests compare the estimator with: on any input, split into reads of
 //! any size, the totals, the piece boundaries and the cuts are the same.
+//! It follows `capout_core::tokens` line by line but for those paths; the
+//! two are compared in `super` through the engine's public API.
 #![allow(dead_code, clippy::pedantic)]
 
 pub const SCALE: u64 = 1000;
@@ -228,7 +230,7 @@ impl Default for Model {
 
 /// Told of each piece boundary: the offset in the stream where the next
 /// piece starts, and the cost of the pieces before it.
-trait Sink {
+pub trait Sink {
     fn boundary(&mut self, at: u64, cost: u64);
 }
 
@@ -459,7 +461,7 @@ impl Model {
         sink.boundary(at, self.committed);
     }
 
-    fn run<S: Sink>(&mut self, bytes: &[u8], sink: &mut S) {
+    pub fn run<S: Sink>(&mut self, bytes: &[u8], sink: &mut S) {
         let mut i = 0;
         // Finish a character cut by the previous piece of input.
         while self.partial_len > 0 && i < bytes.len() {
@@ -868,137 +870,6 @@ impl Model {
                     space: lead_space,
                     newlines: false,
                 };
-            }
-        }
-    }
-}
-
-/// The estimator against the model: random text, fed in reads of 1–7
-/// bytes.
-mod differential {
-    use super::super::Estimator;
-    use super::Model;
-    use proptest::prelude::*;
-
-    /// Text with every kind of piece and long runs of each kind of
-    /// character, invalid UTF-8 and NULs among them.
-    fn text() -> impl Strategy<Value = Vec<u8>> {
-        let run = |unit: &'static str| (1usize..70).prop_map(move |n| unit.as_bytes().repeat(n));
-        let atom = prop_oneof![
-            4 => "[a-z]{1,20}".prop_map(String::into_bytes),
-            2 => "[A-Z][a-z]{0,8}".prop_map(String::into_bytes),
-            1 => "[A-Z]{1,9}".prop_map(String::into_bytes),
-            1 => "[a-zA-Z]{1,12}".prop_map(String::into_bytes),
-            2 => "[0-9]{1,9}".prop_map(String::into_bytes),
-            3 => "[ ]{1,5}".prop_map(String::into_bytes),
-            2 => "[\t\r\n\x0b\x0c ]{1,6}".prop_map(String::into_bytes),
-            2 => r#"[-+*/=(){};:,.!?'"_<>\[\]@#$%&|~^`\\]{1,12}"#.prop_map(String::into_bytes),
-            2 => "[éüßжЖΩω中文字日本語のカナ한국어，。「」€→😀🎉\u{a0}\u{3000}\u{2028}٣①ǅ]{1,6}"
-                .prop_map(String::into_bytes),
-            1 => "[\u{80}-\u{10ffff}]{1,3}".prop_map(String::into_bytes),
-            1 => prop::collection::vec(any::<u8>(), 1..6),
-            1 => prop::collection::vec(prop_oneof![Just(0u8), 0x80u8..=0xff], 1..5),
-            // Colour codes, and blank lines with spaces, tabs and `\r`.
-            2 => "( ?[.;]?\x1b\\[[0-9;]{0,7}[mK]|\x1b[a-z(]?)".prop_map(String::into_bytes),
-            1 => "([ \t]{0,14}\r?\n){1,40}".prop_map(String::into_bytes),
-            1 => prop_oneof![
-                run("a"), run("Z"), run("9"), run(" "), run("\n"), run(" \n"), run("-"),
-                run("中"), run("한"), run("😀"), run("\u{a0}"), run("é"), run("\0"), run("ab "),
-                run("\r\n"), run(".\n"), run("\x1b")
-            ],
-        ];
-        prop::collection::vec(atom, 0..50).prop_map(|v| v.concat())
-    }
-
-    fn reads(bytes: &[u8], sizes: &[usize]) -> Vec<(usize, usize)> {
-        let mut out = Vec::new();
-        let mut at = 0;
-        for &n in sizes.iter().cycle() {
-            if at >= bytes.len() {
-                break;
-            }
-            let n = n.min(bytes.len() - at);
-            out.push((at, at + n));
-            at += n;
-        }
-        out
-    }
-
-    /// Keeps the last cost told for each offset, as `boundaries` does.
-    fn push(out: &mut Vec<(u64, u64)>, at: u64, cost: u64) {
-        match out.last_mut() {
-            Some(last) if last.0 == at => last.1 = cost,
-            _ => out.push((at, cost)),
-        }
-    }
-
-    /// The kinds kept in a table are the standard library's, the first
-    /// time and after.
-    #[test]
-    fn kinds_are_the_standard_librarys() {
-        use super::super::{Kind, kind};
-        for cp in (0x80..0xD800).chain(0xE000..0x11_0000) {
-            let c = char::from_u32(cp).expect("not a surrogate");
-            assert_eq!(kind(c), Kind::of(c), "U+{cp:04X}");
-            assert_eq!(kind(c), Kind::of(c), "U+{cp:04X} again");
-        }
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(3000))]
-
-        /// The totals after each read, and the piece boundaries.
-        #[test]
-        fn same_totals_and_boundaries(bytes in text(), sizes in prop::collection::vec(1usize..=7, 1..10)) {
-            let (mut new, mut model) = (Estimator::default(), Model::default());
-            let (mut new_at, mut model_at) = (Vec::new(), Vec::new());
-            for (from, to) in reads(&bytes, &sizes) {
-                new.run(&bytes[from..to], &mut |at, cost| push(&mut new_at, at, cost));
-                model.run(&bytes[from..to], &mut |at, cost| push(&mut model_at, at, cost));
-                prop_assert_eq!(new.total_scaled(), model.total_scaled(), "after {} bytes", to);
-                prop_assert_eq!(new.position(), model.position());
-            }
-            prop_assert_eq!(new_at, model_at);
-            let (mut new, mut model) = (Estimator::default(), Model::default());
-            new.feed(&bytes);
-            model.feed(&bytes);
-            prop_assert_eq!(new.total_scaled(), model.total_scaled());
-        }
-
-        /// The estimate of a rest taken from the boundaries of the whole
-        /// where the rest's own pieces meet them, as `tail_start` takes
-        /// it, is the estimate of the rest on its own.
-        #[test]
-        fn rest_from_known_boundaries(bytes in text(), from in any::<prop::sample::Index>(), keep in 0usize..40) {
-            use super::super::{boundaries, estimate_scaled, rest_scaled};
-            let from = from.index(bytes.len() + 1);
-            let total = estimate_scaled(&bytes);
-            // Some of the boundaries after `from`, or none.
-            let known: Vec<(usize, u64)> =
-                boundaries(&bytes).into_iter().filter(|&(at, _)| at >= from).take(keep).collect();
-            prop_assert_eq!(rest_scaled(&bytes, from, &known, total), estimate_scaled(&bytes[from..]));
-        }
-
-        /// A head cap's cut, read by read.
-        #[test]
-        fn same_head_cuts(
-            bytes in text(),
-            sizes in prop::collection::vec(1usize..=7, 1..10),
-            budget in 0u64..60,
-        ) {
-            let (mut new, mut model) = (Estimator::default(), Model::default());
-            let mut new_cut = None;
-            for (from, to) in reads(&bytes, &sizes) {
-                new_cut = new.cut_after(&bytes[from..to], budget);
-                let model_cut = model.cut_after(&bytes[from..to], budget);
-                prop_assert_eq!(new_cut, model_cut);
-                prop_assert_eq!(new.total_scaled(), model.total_scaled());
-                if new_cut.is_some() {
-                    break;
-                }
-            }
-            if new_cut.is_none() {
-                prop_assert_eq!(new.cut_at_end(budget), model.cut_at_end(budget));
             }
         }
     }

@@ -1,0 +1,106 @@
+//! The token estimator against its reference model, through the engine's
+//! public API: random text, fed in reads of 1–7 bytes, gives the same
+//! totals, piece boundaries and cuts.
+
+mod reference;
+
+use capout_core::tokens::Estimator;
+use proptest::prelude::*;
+use reference::Model;
+
+/// Text with every kind of piece and long runs of each kind of
+/// character, invalid UTF-8 and NULs among them.
+fn text() -> impl Strategy<Value = Vec<u8>> {
+    let run = |unit: &'static str| (1usize..70).prop_map(move |n| unit.as_bytes().repeat(n));
+    let atom = prop_oneof![
+        4 => "[a-z]{1,20}".prop_map(String::into_bytes),
+        2 => "[A-Z][a-z]{0,8}".prop_map(String::into_bytes),
+        1 => "[A-Z]{1,9}".prop_map(String::into_bytes),
+        1 => "[a-zA-Z]{1,12}".prop_map(String::into_bytes),
+        2 => "[0-9]{1,9}".prop_map(String::into_bytes),
+        3 => "[ ]{1,5}".prop_map(String::into_bytes),
+        2 => "[\t\r\n\x0b\x0c ]{1,6}".prop_map(String::into_bytes),
+        2 => r#"[-+*/=(){};:,.!?'"_<>\[\]@#$%&|~^`\\]{1,12}"#.prop_map(String::into_bytes),
+        2 => "[éüßжЖΩω中文字日本語のカナ한국어，。「」€→😀🎉\u{a0}\u{3000}\u{2028}٣①ǅ]{1,6}"
+            .prop_map(String::into_bytes),
+        1 => "[\u{80}-\u{10ffff}]{1,3}".prop_map(String::into_bytes),
+        1 => prop::collection::vec(any::<u8>(), 1..6),
+        1 => prop::collection::vec(prop_oneof![Just(0u8), 0x80u8..=0xff], 1..5),
+        // Colour codes, and blank lines with spaces, tabs and `\r`.
+        2 => "( ?[.;]?\x1b\\[[0-9;]{0,7}[mK]|\x1b[a-z(]?)".prop_map(String::into_bytes),
+        1 => "([ \t]{0,14}\r?\n){1,40}".prop_map(String::into_bytes),
+        1 => prop_oneof![
+            run("a"), run("Z"), run("9"), run(" "), run("\n"), run(" \n"), run("-"),
+            run("中"), run("한"), run("😀"), run("\u{a0}"), run("é"), run("\0"), run("ab "),
+            run("\r\n"), run(".\n"), run("\x1b")
+        ],
+    ];
+    prop::collection::vec(atom, 0..50).prop_map(|v| v.concat())
+}
+
+fn reads(bytes: &[u8], sizes: &[usize]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for &n in sizes.iter().cycle() {
+        if at >= bytes.len() {
+            break;
+        }
+        let n = n.min(bytes.len() - at);
+        out.push((at, at + n));
+        at += n;
+    }
+    out
+}
+
+/// Keeps the last cost told for each offset, as `boundaries` does.
+fn push(out: &mut Vec<(u64, u64)>, at: u64, cost: u64) {
+    match out.last_mut() {
+        Some(last) if last.0 == at => last.1 = cost,
+        _ => out.push((at, cost)),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    /// The totals after each read, and the piece boundaries.
+    #[test]
+    fn same_totals_and_boundaries(bytes in text(), sizes in prop::collection::vec(1usize..=7, 1..10)) {
+        let (mut new, mut model) = (Estimator::default(), Model::default());
+        let (mut new_at, mut model_at) = (Vec::new(), Vec::new());
+        for (from, to) in reads(&bytes, &sizes) {
+            new.feed_with_boundaries(&bytes[from..to], |at, cost| push(&mut new_at, at, cost));
+            model.run(&bytes[from..to], &mut |at, cost| push(&mut model_at, at, cost));
+            prop_assert_eq!(new.total_scaled(), model.total_scaled(), "after {} bytes", to);
+            prop_assert_eq!(new.position(), model.position());
+        }
+        prop_assert_eq!(new_at, model_at);
+        let (mut new, mut model) = (Estimator::default(), Model::default());
+        new.feed(&bytes);
+        model.feed(&bytes);
+        prop_assert_eq!(new.total_scaled(), model.total_scaled());
+    }
+
+    /// A head cap's cut, read by read.
+    #[test]
+    fn same_head_cuts(
+        bytes in text(),
+        sizes in prop::collection::vec(1usize..=7, 1..10),
+        budget in 0u64..60,
+    ) {
+        let (mut new, mut model) = (Estimator::default(), Model::default());
+        let mut new_cut = None;
+        for (from, to) in reads(&bytes, &sizes) {
+            new_cut = new.cut_after(&bytes[from..to], budget);
+            let model_cut = model.cut_after(&bytes[from..to], budget);
+            prop_assert_eq!(new_cut, model_cut);
+            prop_assert_eq!(new.total_scaled(), model.total_scaled());
+            if new_cut.is_some() {
+                break;
+            }
+        }
+        if new_cut.is_none() {
+            prop_assert_eq!(new.cut_at_end(budget), model.cut_at_end(budget));
+        }
+    }
+}
