@@ -155,63 +155,15 @@ pub fn count_newlines_and_chars(bytes: &[u8]) -> (u64, u64) {
         newlines += nl;
         ascii += block.len();
     }
-    let mut rest = &bytes[ascii..];
-    let mut chars = ascii as u64;
-    // Each block is validated and then counted while it is still in the
-    // first-level cache: the piece is read from memory once, not three
-    // times (a pass each for validation, newlines and characters).
-    while !rest.is_empty() {
-        let end = block_end(rest, BLOCK);
-        let block = &rest[..end];
-        if simdutf8::basic::from_utf8(block).is_err() {
-            newlines += bytecount::count(rest, b'\n') as u64;
-            return (newlines, chars + count_chars_decoding(rest));
-        }
-        let (nl, leads) = newlines_and_leads(block);
-        newlines += nl;
-        chars += leads;
-        rest = &rest[end..];
+    let rest = &bytes[ascii..];
+    if rest.is_empty() {
+        return (newlines, ascii as u64);
     }
-    (newlines, chars)
-}
-
-/// Where a block of about `len` bytes of `bytes` ends: at `len` backed up
-/// to the start of a character (a byte that is no continuation byte), so
-/// that valid UTF-8 is valid block by block; all of `bytes` when shorter,
-/// or when no such byte is near (invalid input, which the validation of
-/// the block then finds).
-fn block_end(bytes: &[u8], len: usize) -> usize {
-    if bytes.len() <= len {
-        return bytes.len();
+    newlines += bytecount::count(rest, b'\n') as u64;
+    if simdutf8::basic::from_utf8(rest).is_ok() {
+        return (newlines, ascii as u64 + count_leads(rest));
     }
-    (len - 3..=len).rev().find(|&at| !is_continuation(bytes[at])).unwrap_or(len)
-}
-
-/// The `\n` bytes of `bytes` and its bytes that are no continuation bytes
-/// (its characters, when it is valid UTF-8), in one pass that the compiler
-/// vectorises: byte lanes count up to 255 blocks, then are summed.
-fn newlines_and_leads(bytes: &[u8]) -> (u64, u64) {
-    const LANES: usize = 32;
-    let (blocks, tail) = bytes.as_chunks::<LANES>();
-    let (mut newlines, mut leads) = (0u64, 0u64);
-    for group in blocks.chunks(255) {
-        let mut nl = [0u8; LANES];
-        let mut lead = [0u8; LANES];
-        for block in group {
-            for i in 0..LANES {
-                nl[i] += u8::from(block[i] == b'\n');
-                // Continuation bytes are 0x80..=0xBF: as i8, below -64.
-                lead[i] += u8::from(block[i].cast_signed() >= -64);
-            }
-        }
-        newlines += nl.iter().map(|&n| u64::from(n)).sum::<u64>();
-        leads += lead.iter().map(|&n| u64::from(n)).sum::<u64>();
-    }
-    for &b in tail {
-        newlines += u64::from(b == b'\n');
-        leads += u64::from(!is_continuation(b));
-    }
-    (newlines, leads)
+    (newlines, ascii as u64 + count_chars_decoding(rest))
 }
 
 /// The characters of `bytes`, which begins on a character boundary, as
