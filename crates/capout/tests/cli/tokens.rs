@@ -172,6 +172,28 @@ fn capout_char_len(bytes: &[u8]) -> usize {
     if need > 1 && bytes.len() >= need && std::str::from_utf8(&bytes[..need]).is_ok() { need } else { 1 }
 }
 
+/// The keys of JSON and names after a `"` are words led by nothing:
+/// `o200k_base` holds each of these as one token, and they were priced
+/// at 1.6 to 1.8.
+#[test]
+fn a_common_word_led_by_nothing_is_near_a_token() {
+    for word in ["description", "properties", "identifier", "operation", "resource", "Instances"] {
+        let cost = tokens::estimate_scaled(word.as_bytes());
+        assert!(cost <= 1350, "{word}: {cost}");
+    }
+}
+
+/// `,entry` is two tokens in `o200k_base`, `.entry` one: the
+/// punctuation that seldom joins the word after it is priced dearer.
+#[test]
+fn a_word_after_a_comma_costs_more_than_after_a_dot() {
+    for word in ["entry", "options", "const", "value"] {
+        let apart = tokens::estimate_scaled(format!(",{word}").as_bytes());
+        let joined = tokens::estimate_scaled(format!(".{word}").as_bytes());
+        assert!(apart >= joined + 400, "{word}: ,{apart} .{joined}");
+    }
+}
+
 #[test]
 fn pieces_of_a_line() {
     // `HashMap` splits at the capital, `12345` after three digits, the
@@ -686,7 +708,7 @@ mod pinned {
             let bytes = text(&mut rng, 1 + round % 60);
             figures(&mut d, &mut rng, &bytes, &[0, 1, 3, 10, 40]);
         }
-        assert_eq!(d.0, 15_431_508_006_284_763_168);
+        assert_eq!(d.0, 7_143_957_864_453_970_683);
     }
 
     #[test]
@@ -711,6 +733,6 @@ mod pinned {
             let bytes = std::fs::read(path).expect("the corpora are in the repository");
             figures(&mut d, &mut rng, &bytes, &[1, 100, 5000]);
         }
-        assert_eq!(d.0, 15_549_883_629_754_729_565);
+        assert_eq!(d.0, 13_107_244_578_709_070_772);
     }
 }

@@ -118,54 +118,9 @@ enum Prefix {
     Punct = 2,
 }
 
-/// Prices, in thousandths of a token. Fitted on the corpora under
-/// `tests/fixtures/tokens` against `o200k_base` (see `tests/tokens.rs`).
-mod price {
-    /// A word of N ASCII letters (index N, up to 16) that has a small
-    /// letter, by what leads it: a space, nothing, punctuation; then each
-    /// letter past 16.
-    pub const SMALL: [[u64; 17]; 3] = [
-        [0, 1000, 1000, 1010, 1020, 1030, 1080, 1120, 1250, 1250, 1300, 1400, 1600, 1700, 1800, 1900, 2000],
-        [0, 1000, 1000, 1000, 1020, 1050, 1100, 1250, 1400, 1600, 1700, 1800, 1900, 2000, 2100, 2200, 2300],
-        [0, 1050, 1150, 1150, 1150, 1200, 1250, 1350, 1450, 1600, 1800, 1900, 2000, 2100, 2200, 2300, 2400],
-    ];
-    pub const SMALL_MORE: [u64; 3] = [150, 200, 200];
-    /// The same for its leading capitals (a word of capitals only, or the
-    /// `HTTP` of `HTTPServer`): rarer, so dearer.
-    pub const CAPS: [[u64; 17]; 3] = [
-        [0, 1000, 1000, 1070, 1100, 1150, 1600, 2000, 2400, 2800, 3200, 3600, 4000, 4400, 4800, 5200, 5600],
-        [0, 1000, 1090, 1570, 2210, 2740, 3180, 3450, 3790, 4270, 4300, 4460, 4700, 4900, 5100, 5300, 5500],
-        [0, 1040, 1700, 1700, 1700, 1700, 1700, 1700, 2000, 2700, 3400, 4300, 4500, 4700, 4900, 5100, 5300],
-    ];
-    pub const CAPS_MORE: [u64; 3] = [400, 250, 300];
-    /// Each rare pair of letters, by prefix.
-    pub const RARE: [u64; 3] = [300, 600, 600];
-    /// A non-ASCII letter of 2, 3 and 4 bytes.
-    pub const LETTER_2: u64 = 600;
-    pub const LETTER_3: u64 = 740;
-    pub const LETTER_4: u64 = 1500;
-    /// Up to three digits.
-    pub const DIGITS: u64 = 1000;
-    /// A run of ASCII punctuation of N characters (index N, up to 9).
-    pub const PUNCT: [u64; 10] = [0, 1000, 1030, 1150, 2000, 2600, 3000, 3400, 3600, 3800];
-    /// Each ASCII punctuation character past 9.
-    pub const PUNCT_MORE: u64 = 250;
-    /// A non-ASCII punctuation or symbol character of 2, 3 and 4 bytes.
-    pub const SYMBOL_2: u64 = 1000;
-    pub const SYMBOL_3: u64 = 1000;
-    pub const SYMBOL_4: u64 = 2000;
-    /// A run of white space.
-    pub const SPACES: u64 = 1000;
-    pub const ESC: u64 = 1000;
-    pub const NL_RUN: u64 = 10;
-    pub const NL_RUN_AFTER_PUNCT: u64 = 3;
-    pub const NL_BYTES_PER_TOKEN: u64 = 16;
-    pub const CR: u64 = 125;
-    pub const FILL: u64 = 10;
-    pub const FILL_BYTES_PER_TOKEN: u64 = 10;
-    /// A byte that is not valid UTF-8.
-    pub const INVALID: u64 = 1000;
-}
+// The prices are the estimator's own: the model checks its paths, not
+// its calibration.
+use super::{APART, CLOSE, JOINS, LEADS, price};
 
 /// Estimates `o200k_base` tokens of a stream fed in pieces of any size.
 #[derive(Clone, Debug)]
@@ -197,6 +152,9 @@ pub struct Model {
     /// Bytes of the last white-space character (1, or 2–3 for U+00A0 and
     /// the like).
     last_ws_len: u64,
+    /// How the pending punctuation, when it is one ASCII character,
+    /// joins the word after it ([`LEADS`]).
+    lead_kind: u8,
     /// A character cut by the end of a piece of input.
     partial: [u8; 4],
     partial_len: u8,
@@ -220,6 +178,7 @@ impl Default for Model {
             run: (0, 0),
             fills: 0,
             last_ws_len: 1,
+            lead_kind: JOINS,
             partial: [0; 4],
             partial_len: 0,
             partial_need: 0,
@@ -555,6 +514,11 @@ impl Model {
                     let at = self.pos;
                     self.pos += 1;
                     self.step(c, at, 1, extra, sink);
+                    if class == PUNCT
+                        && let State::Punct { chars: 1, space: false, .. } = self.state
+                    {
+                        self.lead_kind = LEADS[b as usize];
+                    }
                     if class == ESC {
                         // ESC merges with nothing: what came before it in
                         // its piece is priced on its own; it leads no word.
@@ -820,7 +784,14 @@ impl Model {
                     self.state = State::Start;
                     self.extra = 0;
                     self.bytes = bytes;
-                    self.begin(c, at, n, extra, Prefix::Punct, false);
+                    let kind = self.lead_kind;
+                    let prefix = if kind == CLOSE { Prefix::None } else { Prefix::Punct };
+                    self.begin(c, at, n, extra, prefix, false);
+                    // After `begin`, which tells ASCII letters by an
+                    // `extra` of 0.
+                    if kind == APART {
+                        self.extra += price::APART;
+                    }
                 }
                 _ => {
                     self.commit(at, sink);
@@ -863,6 +834,7 @@ impl Model {
                 self.state = State::Ws { nl: 1, spaces: 0, plain: false };
             }
             Char::Punct => {
+                self.lead_kind = JOINS;
                 self.extra += extra;
                 self.state = State::Punct {
                     chars: 1,
