@@ -118,9 +118,94 @@ enum Prefix {
     Punct = 2,
 }
 
-// The prices are the estimator's own: the model checks its paths, not
-// its calibration.
-use super::{APART, CLOSE, JOINS, LEADS, price};
+// A copy of the estimator's prices, kept by hand beside it: a price
+// changed in one place alone shows as a differing estimate.
+/// How one ASCII punctuation character joins the word after it in
+/// `o200k_base` (measured on source and JSON): most join it at the price
+/// of [`Prefix::Punct`] (`.append`, `_dict`, `(obj`); these hardly
+/// ever do (`,entry` and `;const` are two tokens), and cost
+/// `price::APART` more; `@` of a decorator (`@property`) is as good as no
+/// prefix at all.
+static LEADS: [u8; 256] = {
+    let mut t = [JOINS; 256];
+    let apart = b"!\"#%*+,:;<=>\\`{|}";
+    let mut i = 0;
+    while i < apart.len() {
+        t[apart[i] as usize] = APART;
+        i += 1;
+    }
+    t[b'@' as usize] = CLOSE;
+    t
+};
+const JOINS: u8 = 0;
+const APART: u8 = 1;
+const CLOSE: u8 = 2;
+
+/// Prices, in thousandths of a token. Fitted on the corpora under
+/// `tests/fixtures/tokens` against `o200k_base` (see `tests/tokens.rs`);
+/// the words led by nothing or by punctuation, and `APART`, on Python
+/// and JSON from outside them too.
+mod price {
+    /// A word of N ASCII letters (index N, up to 16) that has a small
+    /// letter, by what leads it: a space, nothing, punctuation; then each
+    /// letter past 16.
+    pub const SMALL: [[u64; 17]; 3] = [
+        [0, 1000, 1000, 1010, 1020, 1030, 1060, 1090, 1200, 1200, 1250, 1350, 1550, 1650, 1800, 1900, 2000],
+        [0, 1000, 1000, 1000, 1020, 1020, 1020, 1050, 1150, 1250, 1300, 1350, 1450, 1550, 1700, 1800, 1900],
+        [0, 1050, 1150, 1150, 1150, 1200, 1250, 1350, 1450, 1600, 1800, 1900, 2000, 2100, 2200, 2300, 2400],
+    ];
+    pub const SMALL_MORE: [u64; 3] = [150, 200, 200];
+    /// The same for its leading capitals (a word of capitals only, or the
+    /// `HTTP` of `HTTPServer`): rarer, so dearer.
+    pub const CAPS: [[u64; 17]; 3] = [
+        [0, 1000, 1000, 1070, 1100, 1150, 1600, 2000, 2400, 2800, 3200, 3600, 4000, 4400, 4800, 5200, 5600],
+        [0, 1000, 1090, 1570, 2210, 2740, 3180, 3450, 3790, 4270, 4300, 4460, 4700, 4900, 5100, 5300, 5500],
+        [0, 1040, 1700, 1700, 1700, 1700, 1700, 1700, 2000, 2700, 3400, 4300, 4500, 4700, 4900, 5100, 5300],
+    ];
+    pub const CAPS_MORE: [u64; 3] = [400, 250, 300];
+    /// Each rare pair of letters, by prefix.
+    pub const RARE: [u64; 3] = [300, 600, 600];
+    /// What a word led by punctuation that seldom merges with it costs
+    /// more ([`LEADS`]).
+    pub const APART: u64 = 450;
+    /// A non-ASCII letter of 2, 3 and 4 bytes.
+    pub const LETTER_2: u64 = 600;
+    pub const LETTER_3: u64 = 740;
+    pub const LETTER_4: u64 = 1500;
+    /// Up to three digits.
+    pub const DIGITS: u64 = 1000;
+    /// A run of ASCII punctuation of N characters (index N, up to 9).
+    pub const PUNCT: [u64; 10] = [0, 1000, 1030, 1150, 2000, 2600, 3000, 3400, 3600, 3800];
+    /// Each ASCII punctuation character past 9.
+    pub const PUNCT_MORE: u64 = 120;
+    /// A non-ASCII punctuation or symbol character of 2, 3 and 4 bytes.
+    pub const SYMBOL_2: u64 = 1000;
+    pub const SYMBOL_3: u64 = 1000;
+    pub const SYMBOL_4: u64 = 2000;
+    /// A run of white space.
+    pub const SPACES: u64 = 1000;
+    /// ESC, a token of its own: `o200k_base` and `cl100k_base` merge it
+    /// with nothing, so the `[` of `\x1b[1;32m` is one more.
+    pub const ESC: u64 = 1000;
+    /// Newlines in a row that cost one token (`o200k_base` holds runs of
+    /// `\n` up to 10 long, and of `\r\n` up to 5, as one), and that cost
+    /// nothing more than the punctuation they end (`.\n\n\n` is one
+    /// token, `,\n\n\n` two, `,\n\n\n\n` three).
+    pub const NL_RUN: u64 = 10;
+    pub const NL_RUN_AFTER_PUNCT: u64 = 3;
+    /// Past those, a token per this many newline bytes (the vocabulary's
+    /// longest run is 32 and the next 16), plus `CR` for each `\r`: a
+    /// long run of `\r\n` takes about 8 bytes a token.
+    pub const NL_BYTES_PER_TOKEN: u64 = 16;
+    pub const CR: u64 = 125;
+    /// Spaces before a newline past which a token more is paid for each
+    /// `FILL_BYTES_PER_TOKEN` of them (13 spaces and `\r\n`, or 11 tabs
+    /// and `\n`, are two tokens).
+    pub const FILL: u64 = 10;
+    pub const FILL_BYTES_PER_TOKEN: u64 = 10;
+    /// A byte that is not valid UTF-8.
+    pub const INVALID: u64 = 1000;
+}
 
 /// Estimates `o200k_base` tokens of a stream fed in pieces of any size.
 #[derive(Clone, Debug)]
