@@ -7,6 +7,8 @@
 #   SIZE_MIB            size of the big input in MiB (default 512, or
 #                       $CAPOUT_BENCH_MIB)
 #   CAPOUT_BENCH_RUNS   timed runs of each command of a pair (default 5)
+#   CAPOUT_BENCH_BIN    a capout executable to time instead of building
+#                       one (an earlier build, to compare in one sitting)
 #   CAPOUT_BENCH_REPS   runs per timing of the start-up pair (default 200)
 #   CAPOUT_BENCH_CPUS   run everything on these CPUs (a taskset list such
 #                       as 0), for steadier pipe timings: unpinned, the two
@@ -53,11 +55,15 @@ if [[ -n ${CAPOUT_BENCH_CPUS:-} ]]; then
 fi
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-echo "building capout (cargo build --release) ..." >&2
-cargo build --release --quiet --manifest-path "$root/Cargo.toml"
-target_dir=$(cargo metadata --format-version 1 --no-deps --manifest-path "$root/Cargo.toml" |
-    sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
-capout=$target_dir/release/capout
+if [[ -n ${CAPOUT_BENCH_BIN-} ]]; then
+    capout=$(realpath "$CAPOUT_BENCH_BIN")
+else
+    echo "building capout (cargo build --release) ..." >&2
+    cargo build --release --quiet --manifest-path "$root/Cargo.toml"
+    target_dir=$(cargo metadata --format-version 1 --no-deps --manifest-path "$root/Cargo.toml" |
+        sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+    capout=$target_dir/release/capout
+fi
 
 load_before=$(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown)
 tmp=$(mktemp -d)
