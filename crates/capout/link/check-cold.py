@@ -33,6 +33,11 @@ import sys
 # them (--render, the token estimator and the token caps, running a
 # command, --json, --save, --completions): checked whether or not the
 # script names them, so a mode the script forgets fails here.
+# Modules the script places at the start of .text.cold for layout, not
+# because they are rare: the filter runs them, so some of their functions
+# stay in .text (link/cold.ld says why).
+PLACED = {("raw_vec",)}
+
 CAPOUT_COLD = [
     "capout_core::render",
     "capout_core::tokens",
@@ -167,7 +172,7 @@ def main():
             reasons.append(f"FAIL: `{name}`: no pattern of {script} names it")
         if not own:
             reasons.append(f"FAIL: `{name}` ({', '.join(modules[module]) or 'a mode of capout'}): no function in the binary")
-        if outside:
+        if outside and module not in PLACED:
             reasons.append(f"FAIL: `{name}`: {len(outside)} of {len(own)} functions outside .text.cold, e.g.")
             reasons += [f"    {a:#x} {n}" for a, n in outside[:5]]
         failed += bool(reasons)

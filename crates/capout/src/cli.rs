@@ -13,7 +13,6 @@ use clap_complete::Shell;
 
 use capout_core::{CapSpec, Keep, NoticeTarget, Options, Pattern, SaveTo, Template, Tokenizer, Unit};
 
-use crate::command::{CommandSpec, Timeout};
 
 /// The cap when none is given: `--tail-chars 5000`.
 pub use capout_core::DEFAULT_TAIL_CHARS;
@@ -1127,6 +1126,31 @@ fn lines_mention(matches: &ArgMatches, ends: &[usize], args: &Args, id: &str) ->
 
 fn usage_in(source: &str, message: &str) -> clap::Error {
     command().error(ErrorKind::ArgumentConflict, format!("in {source}: {message}"))
+}
+
+/// A command to run, and the options that go with one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandSpec {
+    /// The program, found in `PATH` when its name has no `/`.
+    pub program: OsString,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+    /// `--timeout`, when it is set and not zero.
+    pub timeout: Option<Timeout>,
+    /// `--stdout-only`: leave the command's stderr on capout's stderr.
+    pub stdout_only: bool,
+}
+
+/// `--timeout` and `--kill-after`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timeout {
+    /// How long the command may run before it gets SIGTERM.
+    pub after: Duration,
+    /// `--timeout` as the user gave it, with `s` added when it has no
+    /// unit: the timeout notice names it so.
+    pub label: String,
+    /// How long after SIGTERM it gets SIGKILL; `None` for never.
+    pub kill_after: Option<Duration>,
 }
 
 #[cfg(test)]

@@ -46,6 +46,9 @@ pub fn link_in(settings_dir: &Path) -> std::path::PathBuf {
 }
 
 /// Whether capout was started as the link, `.../capout-gemini/bash`.
+// Inlined into every run's start (hook::is_prefix), so that it touches no
+// rare code.
+#[inline]
 pub fn is_link(argv0: &OsStr) -> bool {
     let path = Path::new(argv0);
     path.file_name() == Some(OsStr::new(LINK_NAME))

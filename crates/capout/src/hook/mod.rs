@@ -30,6 +30,8 @@ pub const HARNESSES: &[&str] = &["claude-code", "codex", "gemini", "opencode"];
 
 /// Whether capout's first argument, `word`, starts `capout hook` or
 /// `capout init`.
+// Inlined into every run's start, so that it touches no rare code.
+#[inline]
 pub fn is_requested(word: &OsStr) -> bool {
     word.to_str().is_some_and(|w| w == "hook" || w == "init")
 }
@@ -37,6 +39,8 @@ pub fn is_requested(word: &OsStr) -> bool {
 /// Whether capout was started by the name that Claude Code's
 /// `CLAUDE_CODE_SHELL_PREFIX` holds (see [`claude_code`]), or as Gemini
 /// CLI's link (see [`gemini`]).
+// Inlined into every run's start, so that it touches no rare code.
+#[inline]
 pub fn is_prefix(argv0: &OsStr) -> bool {
     std::path::Path::new(argv0).file_name() == Some(OsStr::new(claude_code::PREFIX_NAME))
         || gemini::is_link(argv0)
