@@ -13,7 +13,6 @@ use clap_complete::Shell;
 
 use capout_core::{CapSpec, Keep, NoticeTarget, Options, Pattern, SaveTo, Template, Tokenizer, Unit};
 
-
 /// The cap when none is given: `--tail-chars 5000`.
 pub use capout_core::DEFAULT_TAIL_CHARS;
 /// Rescued lines shown at most when `--keep-max` is not given.
