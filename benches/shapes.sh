@@ -31,7 +31,9 @@
 # The shapes: ascii (log lines), utf8 (log lines, a third of their words
 # multi-byte), cjk (Chinese and Japanese prose), short (10-byte lines),
 # long (100 KiB lines), ansi (coloured build output with `\r` progress
-# frames) and source (capout's own Rust source, repeated).
+# frames), source (capout's own Rust source, repeated) and captures (the
+# real terminal captures of crates/capout/tests/fixtures/render, repeated:
+# apt, cargo, curl, git clone, npm; only for the --render rows).
 #
 # Needs bash, cargo, awk, coreutils and /usr/bin/time (Debian package
 # `time`); ripgrep is installed under <target>/bench-tools when `rg` is
@@ -199,6 +201,10 @@ ansi_seed() {
     function rnd(k) { seed = (seed * 16807) % 2147483647; return seed % k }'
 }
 
+captures_seed() {
+    cat "$root"/crates/capout/tests/fixtures/render/*.real
+}
+
 source_seed() {
     # The sources in a fixed order, so the bytes depend on the commit alone.
     find "$root/src" "$root/tests" "$root/benches" -name '*.rs' | LC_ALL=C sort | xargs cat
@@ -219,6 +225,7 @@ generate() {
     long) long_seed "$seed_bytes" ;;
     ansi) ansi_seed "$seed_bytes" ;;
     source) source_seed ;;
+    captures) captures_seed ;;
     esac >"$tmp/seed"
     cp "$tmp/seed" "$file.part"
     while (($(stat -c %s "$file.part") < size_mib * 1024 * 1024)); do
@@ -333,6 +340,10 @@ echo "timing, best of $runs alternating runs ..." >&2
     row '--strip-ansi, ANSI build output' file ansi '$C --strip-ansi' cat 6
     for shape in "${shapes[@]}"; do
         row '--collapse-cr' file "$shape" '$C --collapse-cr' cat 2
+    done
+    # --render against the two transforms that approximate it.
+    for shape in ansi captures; do
+        row '--render vs --strip-ansi --collapse-cr' file "$shape" '$C --render' '$C --strip-ansi --collapse-cr' 5
     done
     for shape in "${shapes[@]}"; do
         row 'pipe: --tail-lines 500' pipe "$shape" '$C --tail-lines 500' 'tail -n 500' 0.8

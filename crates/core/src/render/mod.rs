@@ -63,6 +63,11 @@ const ZWJ: char = '\u{200D}';
 /// ```
 pub struct Screen {
     parser: vte::Parser,
+    /// The parser is known to be in its ground state (it dispatched a
+    /// sequence, or saw nothing yet): the text up to the next ESC is
+    /// printed here, a run of ASCII at once, as the parser would print it
+    /// a character at a time.
+    ground: bool,
     term: Term,
     /// The start of a UTF-8 sequence that the next feed completes.
     carry: [u8; 4],
@@ -91,6 +96,7 @@ impl Screen {
     pub fn new(width: usize, height: usize) -> Self {
         Screen {
             parser: vte::Parser::new(),
+            ground: true,
             term: Term::new(width.max(2), height.max(1)),
             carry: [0; 4],
             carry_len: 0,
@@ -208,9 +214,27 @@ impl Screen {
         self.term.aside = None;
     }
 
-    fn advance(&mut self, bytes: &[u8], emit: &mut dyn FnMut(&[u8])) {
-        if !bytes.is_empty() {
-            self.parser.advance(&mut Performer { t: &mut self.term, out: emit }, bytes);
+    /// Valid UTF-8, whole characters, to the screen. Printing a
+    /// character at a time through the parser took most of the time of a
+    /// render; the parser now sees only what lies between an ESC and the
+    /// end of its sequence, and the text in between is printed here.
+    fn advance(&mut self, mut bytes: &[u8], emit: &mut dyn FnMut(&[u8])) {
+        let mut performer = Performer { t: &mut self.term, out: emit, dispatched: false };
+        while !bytes.is_empty() {
+            if self.ground {
+                let text = memchr::memchr(0x1b, bytes).unwrap_or(bytes.len());
+                performer.ground_text(&bytes[..text]);
+                bytes = &bytes[text..];
+                // The ESC, if any, leaves the ground state.
+                self.ground = bytes.is_empty();
+            } else {
+                // Up to the end of the next CSI or ESC sequence, after
+                // which the parser is in its ground state.
+                performer.dispatched = false;
+                let parsed = self.parser.advance_until_terminated(&mut performer, bytes);
+                bytes = &bytes[parsed..];
+                self.ground = performer.dispatched;
+            }
         }
     }
 }
@@ -245,22 +269,48 @@ impl Cell {
 /// is shown: `used` (tmux's `cellused != 0`: `ESC[2J` scrolls the rows up
 /// to the last used one into the history) and `wrapped` (the text went on
 /// to the next row, so a backspace at its start goes back up).
+///
+/// `end` bounds the cells that may differ from [`Cell::BLANK`]: every
+/// cell from it on is blank. Most rows hold a short line on a wide
+/// screen, so emptying, clearing and reading a row touch only its start,
+/// not all its cells.
 #[derive(Clone)]
 struct Row {
     cells: Vec<Cell>,
+    end: usize,
     used: bool,
     wrapped: bool,
 }
 
 impl Row {
     fn new(width: usize) -> Self {
-        Row { cells: vec![Cell::BLANK; width], used: false, wrapped: false }
+        Row { cells: vec![Cell::BLANK; width], end: 0, used: false, wrapped: false }
     }
 
     fn reset(&mut self) {
-        self.cells.fill(Cell::BLANK);
+        self.cells[..self.end].fill(Cell::BLANK);
+        self.end = 0;
         self.used = false;
         self.wrapped = false;
+    }
+
+    /// The cells before `to` may now differ from a blank.
+    fn touch(&mut self, to: usize) {
+        self.end = self.end.max(to);
+    }
+
+    /// Cells `from..to` are blanked.
+    fn blank(&mut self, from: usize, to: usize) {
+        let to = to.min(self.cells.len());
+        if from >= to {
+            return;
+        }
+        if from < self.end {
+            self.cells[from..to.min(self.end)].fill(Cell::BLANK);
+            if to >= self.end {
+                self.end = from;
+            }
+        }
     }
 }
 
@@ -279,11 +329,13 @@ fn row_text_of(buf: &mut Vec<u8>) -> &[u8] {
     buf
 }
 
-/// The text of all of a row's cells, padding cells skipped: a wrapped
-/// row, as `tmux capture-pane -J` keeps it, spaces at its end included.
+/// The text of a row's cells up to its `end`, padding cells skipped; the
+/// blank cells after it are spaces that a caller who needs them (a
+/// wrapped row, as `tmux capture-pane -J` keeps it, spaces at its end
+/// included) counts as `cells.len() - end`.
 fn row_cells(row: &Row, buf: &mut Vec<u8>) {
     buf.clear();
-    for cell in &row.cells {
+    for cell in &row.cells[..row.end] {
         // Most cells hold one byte: pushed, not copied as a slice.
         match cell.len {
             1 => buf.push(cell.data[0]),
@@ -381,7 +433,7 @@ impl Term {
         row_cells(&self.rows[y], &mut self.text);
         let cells = self.text.len();
         let text = row_text_of(&mut self.text).len();
-        let spaces = cells - text;
+        let spaces = cells - text + (self.sx - self.rows[y].end);
         if text == 0 {
             if wrapped {
                 self.held_spaces += spaces;
@@ -426,9 +478,62 @@ fn default_tabs(sx: usize) -> Vec<bool> {
 struct Performer<'a> {
     t: &'a mut Term,
     out: &'a mut dyn FnMut(&[u8]),
+    /// A CSI or ESC sequence was dispatched: the parser is in its ground
+    /// state, and stops there.
+    dispatched: bool,
+}
+
+impl Performer<'_> {
+    /// Text in the parser's ground state, without an ESC, valid UTF-8 of
+    /// whole characters: what `vte` does with it (controls executed, the
+    /// rest printed), with a run of printable ASCII written at once.
+    fn ground_text(&mut self, bytes: &[u8]) {
+        use vte::Perform as _;
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            // Never: the screen gives the parser valid UTF-8 only.
+            return;
+        };
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if (0x20..0x7f).contains(&b) {
+                let run =
+                    bytes[i..].iter().position(|b| !(0x20..0x7f).contains(b)).map_or(bytes.len(), |n| i + n);
+                if !self.t.title && self.t.wrap && !self.t.insert {
+                    self.put_ascii_run(&bytes[i..run]);
+                    self.t.last = Some(bytes[run - 1]);
+                } else {
+                    for &c in &bytes[i..run] {
+                        self.print(char::from(c));
+                    }
+                }
+                i = run;
+            } else if b < 0x80 {
+                if b == 0x7f {
+                    self.print('\x7f');
+                } else {
+                    self.execute(b);
+                }
+                i += 1;
+            } else {
+                let c = text[i..].chars().next().unwrap_or(char::REPLACEMENT_CHARACTER);
+                if ('\u{80}'..='\u{9f}').contains(&c) {
+                    // A C1 control, executed as vte executes it.
+                    self.execute(c as u8);
+                } else {
+                    self.print(c);
+                }
+                i += c.len_utf8();
+            }
+        }
+    }
 }
 
 impl vte::Perform for Performer<'_> {
+    fn terminated(&self) -> bool {
+        self.dispatched
+    }
+
     fn print(&mut self, c: char) {
         if self.t.title || c == '\x7f' {
             return;
@@ -490,6 +595,7 @@ impl vte::Perform for Performer<'_> {
     }
 
     fn csi_dispatch(&mut self, params: &vte::Params, intermediates: &[u8], ignore: bool, action: char) {
+        self.dispatched = true;
         self.t.title = false;
         if ignore {
             return;
@@ -509,6 +615,7 @@ impl vte::Perform for Performer<'_> {
     }
 
     fn esc_dispatch(&mut self, intermediates: &[u8], _: bool, byte: u8) {
+        self.dispatched = true;
         self.t.title = false;
         let t = &mut *self.t;
         match (intermediates, byte) {
@@ -750,8 +857,39 @@ impl Performer<'_> {
         overwrite_ascii(&mut t.rows[t.cy], t.cx);
         let row = &mut t.rows[t.cy];
         row.cells[t.cx] = cell;
+        row.touch(t.cx + 1);
         row.used = true;
         t.cx += 1;
+    }
+
+    /// [`Performer::put_ascii`] for each byte of `run`, printable ASCII,
+    /// a row's worth at a time: a character written over the one before
+    /// it in the run has nothing to blank, so only the ends of each piece
+    /// are looked at.
+    fn put_ascii_run(&mut self, mut run: &[u8]) {
+        while !run.is_empty() {
+            let t = &mut *self.t;
+            if t.cx > t.sx - 1 {
+                self.linefeed(true);
+                self.t.cx = 0;
+            }
+            let t = &mut *self.t;
+            let (x, n) = (t.cx, run.len().min(t.sx - t.cx));
+            let row = &mut t.rows[t.cy];
+            overwrite_ascii(row, x);
+            let mut cell = Cell::BLANK;
+            for (to, &c) in row.cells[x..x + n].iter_mut().zip(&run[..n]) {
+                cell.data[0] = c;
+                *to = cell;
+            }
+            // What the last one blanks after it (the cells before were
+            // written over).
+            overwrite_ascii(row, x + n - 1);
+            row.touch(x + n);
+            row.used = true;
+            t.cx += n;
+            run = &run[n..];
+        }
     }
 
     /// REP repeats the last character through tmux's print path.
@@ -798,6 +936,7 @@ impl Performer<'_> {
                     *cell = Cell::UNUSED;
                 }
             }
+            row.touch(sx);
             self.linefeed(true);
             self.t.cx = 0;
         }
@@ -811,6 +950,7 @@ impl Performer<'_> {
             row.cells[x] = Cell::PADDING;
         }
         row.cells[t.cx] = cell;
+        row.touch(t.cx + width);
         row.used = true;
         let stick = usize::from(!t.wrap);
         if t.cx + stick + width <= sx {
@@ -832,6 +972,7 @@ impl Performer<'_> {
         }
         cell.data[len..len + add].copy_from_slice(&mark.data[..add]);
         cell.len += mark.len;
+        row.touch(x + 1);
         row.used = true;
     }
 
@@ -995,10 +1136,7 @@ impl Performer<'_> {
             return;
         }
         for row in &mut t.rows[y..y + ny] {
-            let end = (x + nx).min(t.sx);
-            if x < end {
-                row.cells[x..end].fill(Cell::BLANK);
-            }
+            row.blank(x, x + nx);
         }
     }
 
@@ -1104,6 +1242,7 @@ impl Performer<'_> {
                 row.cells[x] = Cell::BLANK;
             }
         }
+        row.touch(to + n);
         row.used = true;
     }
 
@@ -1222,6 +1361,7 @@ impl Performer<'_> {
         e.data[0] = b'E';
         for row in &mut t.rows {
             row.cells.fill(e);
+            row.end = row.cells.len();
             row.used = true;
         }
         t.cx = 0;
