@@ -9,14 +9,14 @@
 //! blocking thread, so a long `bash` holds up no other call; a failing call is a tool error, and the
 //! session goes on.
 //!
-//! - [`server`]: the wiring: the SDK's handler, the tool registry and each
-//!   tool's arguments; [`transport`]: the lines on stdin and stdout.
-//! - [`lifecycle`]: the server's start, the end of its input, its signals
+//! - `server`: the wiring: the SDK's handler, the tool registry and each
+//!   tool's arguments; `transport`: the lines on stdin and stdout.
+//! - `lifecycle`: the server's start, the end of its input, its signals
 //!   and its shutdown; the calls that run, what they leave running and the
 //!   outputs they save.
 //! - [`tools`]: `read`, `grep` and `bash` as plain functions, over
 //!   [`paths`], which opens every path beneath the root.
-//! - [`notice`]: every text shown to the model that the engine's notices
+//! - `notice`: every text shown to the model that the engine's notices
 //!   are not.
 
 mod lifecycle;
