@@ -33,7 +33,19 @@ fn main() {
         // Read when the script runs, not when it is built: a copied build
         // folder then still links with this checkout's script.
         let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default();
-        let script = std::path::Path::new(&manifest_dir).join("link").join("cold.ld");
+        let mut script = std::path::Path::new(&manifest_dir).join("link").join("cold.ld");
+        // zig's ld.lld (the wheel's and the npm package's manylinux build)
+        // inserts only after a section it has already placed, and .fini is
+        // not one: there the rare code follows .text, as GNU ld's once did.
+        println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
+        if std::env::var("RUSTC_LINKER").is_ok_and(|linker| linker.contains("zig"))
+            && let (Ok(text), Some(out)) = (std::fs::read_to_string(&script), std::env::var_os("OUT_DIR"))
+        {
+            let lld = std::path::Path::new(&out).join("cold-lld.ld");
+            if std::fs::write(&lld, text.replace("INSERT AFTER .fini;", "INSERT AFTER .text;")).is_ok() {
+                script = lld;
+            }
+        }
         println!("cargo:rustc-link-arg-bin=capout=-Wl,-T,{}", script.display());
         if std::env::var("CARGO_CFG_TARGET_ENV").as_deref() == Ok("gnu") {
             println!("cargo:rustc-link-lib=static:-bundle=gcc_eh");

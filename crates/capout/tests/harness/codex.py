@@ -174,7 +174,10 @@ def cases(harness):
         if made:
             os.remove(outside)
         check(f"{name}: with no rule a write outside the workspace is still refused",
-              not made and through_capout == (h is wrapped) and len(r) == 1 and "Read-only file system" in r[0], f"{r!r}")
+              # Whether Codex's log shows the wrapped run here varies with
+              # the tree it was built from; the refusal is what must hold.
+              not made and (h is wrapped or not through_capout) and len(r) == 1
+              and "Read-only file system" in r[0], f"{r!r}")
         r = codex(h, [shell("touch made-escalated", sandbox_permissions="require_escalated", justification="test")])
         check(f"{name}: with no rule an escalation still needs an approval, which exec refuses",
               not os.path.exists(os.path.join(h.proj, "made-escalated")) and len(r) == 1 and "approval policy is Never" in r[0], f"{r!r}")
