@@ -92,3 +92,35 @@ impl Rng {
         out
     }
 }
+
+/// Text with every kind of piece and long runs of each kind of
+/// character, invalid UTF-8 and NULs among them: the estimator's unit tests
+/// and its tests against the reference model draw from it.
+pub fn token_text() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+    use proptest::prelude::*;
+    let run = |unit: &'static str| (1usize..70).prop_map(move |n| unit.as_bytes().repeat(n));
+    let atom = prop_oneof![
+        4 => "[a-z]{1,20}".prop_map(String::into_bytes),
+        2 => "[A-Z][a-z]{0,8}".prop_map(String::into_bytes),
+        1 => "[A-Z]{1,9}".prop_map(String::into_bytes),
+        1 => "[a-zA-Z]{1,12}".prop_map(String::into_bytes),
+        2 => "[0-9]{1,9}".prop_map(String::into_bytes),
+        3 => "[ ]{1,5}".prop_map(String::into_bytes),
+        2 => "[\t\r\n\x0b\x0c ]{1,6}".prop_map(String::into_bytes),
+        2 => r#"[-+*/=(){};:,.!?'"_<>\[\]@#$%&|~^`\\]{1,12}"#.prop_map(String::into_bytes),
+        2 => "[éüßжЖΩω中文字日本語のカナ한국어，。「」€→😀🎉\u{a0}\u{3000}\u{2028}٣①ǅ]{1,6}"
+            .prop_map(String::into_bytes),
+        1 => "[\u{80}-\u{10ffff}]{1,3}".prop_map(String::into_bytes),
+        1 => prop::collection::vec(any::<u8>(), 1..6),
+        1 => prop::collection::vec(prop_oneof![Just(0u8), 0x80u8..=0xff], 1..5),
+        // Colour codes, and blank lines with spaces, tabs and `\r`.
+        2 => "( ?[.;]?\x1b\\[[0-9;]{0,7}[mK]|\x1b[a-z(]?)".prop_map(String::into_bytes),
+        1 => "([ \t]{0,14}\r?\n){1,40}".prop_map(String::into_bytes),
+        1 => prop_oneof![
+            run("a"), run("Z"), run("9"), run(" "), run("\n"), run(" \n"), run("-"),
+            run("中"), run("한"), run("😀"), run("\u{a0}"), run("é"), run("\0"), run("ab "),
+            run("\r\n"), run(".\n"), run("\x1b")
+        ],
+    ];
+    prop::collection::vec(atom, 0..50).prop_map(|v| v.concat())
+}
