@@ -2,15 +2,15 @@
 //! same functions, roots and notices as `capout --mcp`, run off the
 //! event loop.
 
-use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
 
 use capout::command::Stop;
 use capout::mcp::leftovers::{self, Which};
 use capout::mcp::paths::{self, Roots};
+use capout::mcp::saved::{self, Saved};
 use capout::mcp::tools::{GrepMode, GrepRequest, Tools};
 use napi::bindgen_prelude::{AsyncTask, External};
 use napi::{Env, Error, Result, Task};
@@ -20,10 +20,6 @@ use serde_json::{Value, json};
 /// The default `timeout` of `bash`, in seconds, as the server's.
 const BASH_TIMEOUT: u64 = 120;
 
-/// The most the saved outputs of one set of tools take in all, as the
-/// server's: the oldest are removed first.
-const SAVED_MAX: u64 = 1 << 30;
-
 /// The number of the next `bash` call, which marks its processes (with
 /// this process's id), as the server numbers its calls.
 static CALLS: AtomicU64 = AtomicU64::new(0);
@@ -32,8 +28,8 @@ static CALLS: AtomicU64 = AtomicU64::new(0);
 #[napi(js_name = "Tools")]
 pub struct JsTools {
     tools: Arc<Tools>,
-    /// The saved outputs, oldest first, with their sizes.
-    files: Arc<Mutex<Vec<(OsString, u64)>>>,
+    /// The saved outputs, under the server's bound on their total size.
+    outputs: Arc<Saved>,
     /// Removed by `close`, or when the object is collected.
     saved: Option<tempfile::TempDir>,
 }
@@ -57,8 +53,11 @@ impl JsTools {
             .tempdir()
             .map_err(|e| fail(format!("cannot make a folder for saved outputs: {}", paths::reason(&e))))?;
         let saved_path = saved.path().canonicalize().map_err(|e| fail(paths::reason(&e)))?;
+        // The server's bound, and its variable for tests.
+        let max = saved::saved_max().map_err(|e| Error::from_reason(format!("capout: {e}")))?;
+        let outputs = Arc::new(Saved::new(saved_path.clone(), max));
         let tools = Tools::new(Roots::new(root, real, saved_path)).map_err(Error::from_reason)?;
-        Ok(JsTools { tools: Arc::new(tools), files: Arc::default(), saved: Some(saved) })
+        Ok(JsTools { tools: Arc::new(tools), outputs, saved: Some(saved) })
     }
 
     /// The folder the whole outputs of `bash` are saved to.
@@ -105,7 +104,7 @@ impl JsTools {
     }
 
     fn call(&self, work: Work) -> AsyncTask<Call> {
-        AsyncTask::new(Call { tools: Arc::clone(&self.tools), files: Arc::clone(&self.files), work })
+        AsyncTask::new(Call { tools: Arc::clone(&self.tools), outputs: Arc::clone(&self.outputs), work })
     }
 }
 
@@ -211,7 +210,7 @@ pub fn bash_stop(#[napi(ts_arg_type = "ExternalObject<'Stop'>")] stop: &External
 /// One call, run on a thread of libuv's pool: its text, or its error's.
 pub struct Call {
     tools: Arc<Tools>,
-    files: Arc<Mutex<Vec<(OsString, u64)>>>,
+    outputs: Arc<Saved>,
     work: Work,
 }
 
@@ -227,7 +226,7 @@ impl Task for Call {
             Work::Bash { command, timeout, stop } => {
                 let call = CALLS.fetch_add(1, Ordering::Relaxed);
                 let ran = tools.bash(command, *timeout, vec![leftovers::mark(call)], Some(Arc::clone(stop)));
-                evict(&tools.roots.saved, &self.files);
+                self.outputs.evict();
                 // What the command left running ends with the call, beside
                 // the reply rather than before it.
                 // Ended as the server ends them, but not reaped: this
@@ -243,29 +242,6 @@ impl Task for Call {
 
     fn resolve(&mut self, _: Env, output: String) -> Result<String> {
         Ok(output)
-    }
-}
-
-/// Removes the oldest saved outputs until the rest fit in [`SAVED_MAX`];
-/// the newest stays, even alone over it: the notice just named it.
-fn evict(dir: &Path, files: &Mutex<Vec<(OsString, u64)>>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    let mut files = files.lock().unwrap_or_else(PoisonError::into_inner);
-    let mut present: Vec<_> = entries
-        .flatten()
-        .filter_map(|entry| {
-            let meta = entry.metadata().ok().filter(std::fs::Metadata::is_file)?;
-            Some((entry.file_name(), meta.len()))
-        })
-        .collect();
-    files.retain(|(name, _)| present.iter().any(|(n, _)| n == name));
-    present.retain(|(name, _)| !files.iter().any(|(n, _)| n == name));
-    files.extend(present);
-    let mut total: u64 = files.iter().map(|(_, len)| len).sum();
-    while total > SAVED_MAX && files.len() > 1 {
-        let (name, len) = files.remove(0);
-        let _ = std::fs::remove_file(dir.join(name));
-        total -= len;
     }
 }
 

@@ -335,3 +335,38 @@ test('bash: a call whose signal is aborted already runs nothing', async () => {
   );
   assert.equal(fs.existsSync(marker), false);
 });
+
+test("bash: saved outputs past the server's bound are removed oldest first, as the server removes them", async () => {
+  // Each `seq 1 3000` is 13893 bytes: two fit in 30000, three do not.
+  // The bound is read when the tools of a root are made, as the server
+  // reads it at its start.
+  const own = fs.mkdtempSync(path.join(os.tmpdir(), 'capout-node-saved-'));
+  process.env.CAPOUT_MCP_SAVED_MAX = '30000';
+  let bash;
+  try {
+    bash = bashTool({ root: own });
+  } finally {
+    delete process.env.CAPOUT_MCP_SAVED_MAX;
+  }
+  const notice = /full output: (.+)\)\n$/;
+  const savedPath = async (i) => (await bash.execute({ command: 'seq 1 3000' }, { toolCallId: String(i), messages: [] })).match(notice)[1];
+  const first = await savedPath(1);
+  const second = await savedPath(2);
+  assert.ok(fs.existsSync(first) && fs.existsSync(second));
+  const third = await savedPath(3);
+  assert.equal(fs.existsSync(first), false, `${first} was kept`);
+  assert.ok(fs.existsSync(second) && fs.existsSync(third));
+  assert.equal(fs.readFileSync(third, 'utf8'), Array.from({ length: 3000 }, (_, i) => `${i + 1}\n`).join(''));
+  fs.rmSync(own, { recursive: true });
+});
+
+test('a bound on saved outputs that is no number is refused when the tools are made', () => {
+  const own = fs.mkdtempSync(path.join(os.tmpdir(), 'capout-node-saved-'));
+  process.env.CAPOUT_MCP_SAVED_MAX = 'lots';
+  try {
+    assert.throws(() => bashTool({ root: own }), { message: 'capout: CAPOUT_MCP_SAVED_MAX: not a number of bytes: lots' });
+  } finally {
+    delete process.env.CAPOUT_MCP_SAVED_MAX;
+    fs.rmSync(own, { recursive: true });
+  }
+});

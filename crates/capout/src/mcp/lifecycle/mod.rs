@@ -4,7 +4,7 @@
 
 mod calls;
 pub mod leftovers;
-mod saved;
+pub mod saved;
 
 use std::io::{self, Write};
 use std::os::unix::fs::PermissionsExt;
