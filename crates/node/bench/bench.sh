@@ -1,13 +1,11 @@
 #!/usr/bin/env bash
 # The module's benchmarks (figures, not tests): builds the module and the
 # Rust side in release, lays the package as crates/node/test/run.sh does,
-# and prints both sides' figures.
+# and prints both sides' figures, measured side by side in one run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(cd ../.. && pwd)
 (cd "$root" && cargo build --release -p capout-node --lib --example node_push_bench)
-rust=$("$root/target/release/examples/node_push_bench")
-echo "$rust"
 platform=$(node -p 'process.platform + "-" + process.arch')
 [[ -d node_modules/ai ]] || { echo "bench.sh: run crates/node/test/run.sh first (it installs the dev dependencies)" >&2; exit 1; }
 rm -rf node_modules/capout
@@ -16,5 +14,5 @@ mkdir -p "node_modules/capout-$platform"
 echo "{ \"name\": \"capout-$platform\", \"version\": \"0.0.0\" }" >"node_modules/capout-$platform/package.json"
 rm -f "node_modules/capout-$platform/capout.node"
 cp "$root/target/release/libcapout_node.so" "node_modules/capout-$platform/capout.node"
-# The Rust figures, for the ratio of each push figure to its own.
-RUST_PUSH=$rust node bench/bench.mjs
+# The Rust side, whose runs bench.mjs alternates with its own.
+RUST_BENCH=$root/target/release/examples/node_push_bench node bench/bench.mjs
