@@ -17,6 +17,16 @@ try {
   );
 }
 
+// A `bash` call of the tools learns that its command exited from SIGCHLD,
+// through a handler chained over the one libuv installs for
+// child_process. When the last child that libuv watches has exited, libuv
+// puts back the default disposition, and the handler chained over its own
+// goes with it: a call running then would wait for good. A listener of
+// Node's own, from the start, keeps libuv's handler (and so the one
+// chained over it) in place for the life of the process; Node's signal
+// listeners do not keep the process alive.
+process.on('SIGCHLD', () => {});
+
 // What a push that writes nothing returns (a tail cap writes nothing
 // until the end): one empty Buffer, frozen, for every such push, as making
 // a Buffer costs more than the push itself.
