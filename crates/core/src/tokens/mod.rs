@@ -66,15 +66,16 @@
 //! # Speed
 //!
 //! The estimator reads a run of one kind of character at once: the small
-//! letters of a word eight at a time (where the run ends and its rare
-//! pairs, without a branch per letter), words led by a space one after
-//! another, digits, punctuation, white space, and kana, CJK ideographs
-//! and Hangul, decoded without the standard library's tables. Each piece
-//! still takes a few decisions that depend on the text, so it reads
-//! hundreds of MB/s, not the GB/s of a character count. A copy of the
-//! estimator before these paths is kept in the engine's tests
-//! (`tests/engine/tokens/`) as the model they must agree with on any input
-//! split anywhere.
+//! letters of a word eight at a time (where the run ends, and its rare
+//! pairs from a table indexed by the two bytes of each, without a branch
+//! per letter), words led by a space one after another with nothing but
+//! their cost kept in between, digits, punctuation, white space, and
+//! kana, CJK ideographs and Hangul, decoded without the standard
+//! library's tables. Each piece still takes a few decisions that depend
+//! on the text, so it reads hundreds of MB/s, not the GB/s of a character
+//! count. A copy of the estimator before these paths is kept in the
+//! engine's tests (`tests/engine/tokens/`) as the model they must agree
+//! with on any input split anywhere.
 //!
 //! # Exact counts
 //!
