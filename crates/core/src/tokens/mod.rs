@@ -889,40 +889,57 @@ impl Estimator {
                     self.words(&bytes[i..], true, sink)
                 }
                 _ => {
-                    // `extra`: what a `\r` adds to a long run of newlines,
-                    // what an ESC costs in place of other punctuation.
-                    let (c, extra) = match class {
-                        LOWER => (Char::Lower, 0),
-                        UPPER => (Char::Upper, 0),
-                        DIGIT => (Char::Digit, 0),
-                        SPACE => (Char::Space(b == b' '), 0),
-                        NEWLINE => (Char::Newline, if b == b'\r' { price::CR } else { 0 }),
-                        ESC => (Char::Punct, price::ESC),
-                        _ => (Char::Punct, 0),
-                    };
                     let at = self.pos;
                     self.pos += 1;
-                    self.step(c, at, 1, extra, sink);
-                    if class == PUNCT
-                        && let State::Punct { chars: 1, space: false, .. } = self.state
-                    {
-                        self.lead_kind = LEADS[b as usize];
-                    }
-                    if class == ESC {
-                        self.escaped();
-                    }
                     i += 1;
-                    match self.state {
-                        State::Word { small, .. } if class <= UPPER => {
+                    // A call of `step` for each class, each inlined with
+                    // its character known, so that only the state is told
+                    // apart at run time; `extra` is what a `\r` adds to a
+                    // long run of newlines, what an ESC costs in place of
+                    // other punctuation.
+                    match class {
+                        LOWER | UPPER => {
+                            if class == LOWER {
+                                self.step(Char::Lower, at, 1, 0, sink);
+                            } else {
+                                self.step(Char::Upper, at, 1, 0, sink);
+                            }
                             // A letter, now in a word: count rare pairs,
                             // then the letters after it.
+                            let State::Word { small, .. } = self.state else { continue };
                             let l = b.to_ascii_lowercase() - b'a';
                             self.rare += rare_pair(self.prev_letter, l);
                             self.prev_letter = l;
                             self.words(&bytes[i..], small, sink)
                         }
-                        State::Digits(_) => self.digits(&bytes[i..], sink),
-                        _ => continue,
+                        DIGIT => {
+                            self.step(Char::Digit, at, 1, 0, sink);
+                            if !matches!(self.state, State::Digits(_)) {
+                                continue;
+                            }
+                            self.digits(&bytes[i..], sink)
+                        }
+                        SPACE => {
+                            self.step(Char::Space(b == b' '), at, 1, 0, sink);
+                            continue;
+                        }
+                        NEWLINE => {
+                            let extra = if b == b'\r' { price::CR } else { 0 };
+                            self.step(Char::Newline, at, 1, extra, sink);
+                            continue;
+                        }
+                        ESC => {
+                            self.step(Char::Punct, at, 1, price::ESC, sink);
+                            self.escaped();
+                            continue;
+                        }
+                        _ => {
+                            self.step(Char::Punct, at, 1, 0, sink);
+                            if let State::Punct { chars: 1, space: false, .. } = self.state {
+                                self.lead_kind = LEADS[b as usize];
+                            }
+                            continue;
+                        }
                     }
                 }
             };
