@@ -66,15 +66,16 @@
 //! # Speed
 //!
 //! The estimator reads a run of one kind of character at once: the small
-//! letters of a word eight at a time (where the run ends and its rare
-//! pairs, without a branch per letter), words led by a space one after
-//! another, digits, punctuation, white space, and kana, CJK ideographs
-//! and Hangul, decoded without the standard library's tables. Each piece
-//! still takes a few decisions that depend on the text, so it reads
-//! hundreds of MB/s, not the GB/s of a character count. A copy of the
-//! estimator before these paths is kept in the engine's tests
-//! (`tests/engine/tokens/`) as the model they must agree with on any input
-//! split anywhere.
+//! letters of a word eight at a time (where the run ends, and its rare
+//! pairs from a table indexed by the two bytes of each, without a branch
+//! per letter), words led by a space one after another with nothing but
+//! their cost kept in between, digits, punctuation, white space, and
+//! kana, CJK ideographs and Hangul, decoded without the standard
+//! library's tables. Each piece still takes a few decisions that depend
+//! on the text, so it reads hundreds of MB/s, not the GB/s of a character
+//! count. A copy of the estimator before these paths is kept in the
+//! engine's tests (`tests/engine/tokens/`) as the model they must agree
+//! with on any input split anywhere.
 //!
 //! # Exact counts
 //!
@@ -147,26 +148,11 @@ fn rare_pair(prev: u8, l: u8) -> u64 {
     u64::from(COMMON_AFTER[usize::from(prev)] >> l & 1 == 0)
 }
 
-/// `rare_pair` as a table of 32 × 32, for lookups without a branch:
-/// `RARE_PAIR[prev << 5 | l]`, 0 where `prev` or `l` is no letter.
-static RARE_PAIR: [u64; 1024] = {
-    let mut t = [0; 1024];
-    let mut prev = 0;
-    while prev < 27 {
-        let mut l = 0;
-        while l < 26 {
-            t[prev << 5 | l] = (COMMON_AFTER[prev] >> l & 1 == 0) as u64;
-            l += 1;
-        }
-        prev += 1;
-    }
-    t
-};
-
 /// How many of the eight bytes of `x` (the first in its lowest byte) are
-/// small ASCII letters before the first that is not.
+/// small ASCII letters before the first that is not, and a mask of their
+/// bytes.
 #[inline]
-fn small_letters(x: u64) -> usize {
+fn small_letters(x: u64) -> (usize, u64) {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     // The high bit of each byte: at least `a` (its low seven bits plus
@@ -175,7 +161,75 @@ fn small_letters(x: u64) -> usize {
     let from_a = low + ONES * u64::from(0x80 - b'a');
     let past_z = low + ONES * u64::from(0x7F - b'z');
     let small = from_a & !past_z & !x & HIGH;
-    ((!small & HIGH).trailing_zeros() / 8) as usize
+    let ends = !small & HIGH;
+    // The high bit of the first byte past the run, moved to its low bit:
+    // less one, the bits below it (all of them when all eight are letters).
+    let mask = ((ends & ends.wrapping_neg()) >> 7).wrapping_sub(1);
+    ((ends.trailing_zeros() / 8) as usize, mask)
+}
+
+/// The small ASCII letters that lead `bytes`, after the letter `prev`
+/// (0–25, or `NO_LETTER`): how many, the rare pairs among them, and the
+/// last letter (`prev` when there is none).
+#[allow(clippy::inline_always)]
+#[inline(always)]
+fn small_run(bytes: &[u8], prev: u8) -> (usize, u64, u8) {
+    let (mut n, mut rare) = (0, 0);
+    // The last letter as a byte, 0 for none (it pairs with nothing).
+    let mut last = if prev < NO_LETTER { b'a' + prev } else { 0 };
+    // Eight at a time: where the run ends, found without a branch per
+    // letter, and its rare pairs looked up for all eight with the bytes
+    // past the run cleared (a pair with a 0 is no pair).
+    while let Some(eight) = bytes.get(n..n + 8).and_then(|e| <[u8; 8]>::try_from(e).ok()) {
+        let x = u64::from_le_bytes(eight);
+        let (k, mask) = small_letters(x);
+        let x = x & mask;
+        let mut r = u64::from(RARE_BYTES[usize::from(last) | (x as usize & 0xFF) << 8]);
+        for j in 0..7 {
+            r += u64::from(RARE_BYTES[(x >> (8 * j)) as usize & 0xFFFF]);
+        }
+        rare += r;
+        if k > 0 {
+            last = eight[k - 1];
+        }
+        n += k;
+        if k < 8 {
+            return (n, rare, last.wrapping_sub(b'a').min(NO_LETTER));
+        }
+    }
+    while let Some(&c) = bytes.get(n) {
+        if !c.is_ascii_lowercase() {
+            break;
+        }
+        rare += u64::from(RARE_BYTES[usize::from(last) | usize::from(c) << 8]);
+        last = c;
+        n += 1;
+    }
+    (n, rare, last.wrapping_sub(b'a').min(NO_LETTER))
+}
+
+/// `rare_pair` of two bytes, by the 16 bits of the pair (the first byte
+/// low): 1 where both are small ASCII letters and the pair is rare, else
+/// 0, so that bytes past a word, set to 0, count nothing.
+static RARE_BYTES: [u8; 0x10000] = {
+    let mut t = [0; 0x10000];
+    let mut prev = 0;
+    while prev < 26 {
+        let mut l = 0;
+        while l < 26 {
+            t[(b'a' as usize + prev) | (b'a' as usize + l) << 8] = (COMMON_AFTER[prev] >> l & 1 == 0) as u8;
+            l += 1;
+        }
+        prev += 1;
+    }
+    t
+};
+
+/// Whether `bytes[at..]` starts with a space and a small ASCII letter: a
+/// word led by a space, the commonest piece.
+#[inline]
+fn space_word_at(bytes: &[u8], at: usize) -> bool {
+    matches!(bytes.get(at..at + 2), Some(&[b' ', next]) if CLASS[next as usize] == LOWER)
 }
 
 /// The bytes of the run of whole 3-byte kana, CJK ideographs and Hangul
@@ -516,7 +570,8 @@ fn fill_cost(bytes: u64) -> u64 {
 fn run_after_punct(len: u64, cr: u64) -> u64 {
     // A `\r` counts twice towards the free run (`.\r\n\r\n\r\n` is
     // three tokens).
-    if len + cr / price::CR <= price::NL_RUN_AFTER_PUNCT {
+    // No newlines (the commonest case) have no `\r` either.
+    if len == 0 || len + cr / price::CR <= price::NL_RUN_AFTER_PUNCT {
         0
     } else {
         SCALE + (len + 3) * SCALE / price::NL_BYTES_PER_TOKEN + cr
@@ -769,6 +824,9 @@ impl Estimator {
         sink.boundary(at, self.committed);
     }
 
+    // One loop with an arm for each class of byte, each with a copy of
+    // `step` inlined for its character: long, but one place to read.
+    #[allow(clippy::too_many_lines)]
     fn run<S: Sink>(&mut self, bytes: &[u8], sink: &mut S) {
         let mut i = 0;
         // Finish a character cut by the previous piece of input.
@@ -834,40 +892,57 @@ impl Estimator {
                     self.words(&bytes[i..], true, sink)
                 }
                 _ => {
-                    // `extra`: what a `\r` adds to a long run of newlines,
-                    // what an ESC costs in place of other punctuation.
-                    let (c, extra) = match class {
-                        LOWER => (Char::Lower, 0),
-                        UPPER => (Char::Upper, 0),
-                        DIGIT => (Char::Digit, 0),
-                        SPACE => (Char::Space(b == b' '), 0),
-                        NEWLINE => (Char::Newline, if b == b'\r' { price::CR } else { 0 }),
-                        ESC => (Char::Punct, price::ESC),
-                        _ => (Char::Punct, 0),
-                    };
                     let at = self.pos;
                     self.pos += 1;
-                    self.step(c, at, 1, extra, sink);
-                    if class == PUNCT
-                        && let State::Punct { chars: 1, space: false, .. } = self.state
-                    {
-                        self.lead_kind = LEADS[b as usize];
-                    }
-                    if class == ESC {
-                        self.escaped();
-                    }
                     i += 1;
-                    match self.state {
-                        State::Word { small, .. } if class <= UPPER => {
+                    // A call of `step` for each class, each inlined with
+                    // its character known, so that only the state is told
+                    // apart at run time; `extra` is what a `\r` adds to a
+                    // long run of newlines, what an ESC costs in place of
+                    // other punctuation.
+                    match class {
+                        LOWER | UPPER => {
+                            if class == LOWER {
+                                self.step(Char::Lower, at, 1, 0, sink);
+                            } else {
+                                self.step(Char::Upper, at, 1, 0, sink);
+                            }
                             // A letter, now in a word: count rare pairs,
                             // then the letters after it.
+                            let State::Word { small, .. } = self.state else { continue };
                             let l = b.to_ascii_lowercase() - b'a';
                             self.rare += rare_pair(self.prev_letter, l);
                             self.prev_letter = l;
                             self.words(&bytes[i..], small, sink)
                         }
-                        State::Digits(_) => self.digits(&bytes[i..], sink),
-                        _ => continue,
+                        DIGIT => {
+                            self.step(Char::Digit, at, 1, 0, sink);
+                            if !matches!(self.state, State::Digits(_)) {
+                                continue;
+                            }
+                            self.digits(&bytes[i..], sink)
+                        }
+                        SPACE => {
+                            self.step(Char::Space(b == b' '), at, 1, 0, sink);
+                            continue;
+                        }
+                        NEWLINE => {
+                            let extra = if b == b'\r' { price::CR } else { 0 };
+                            self.step(Char::Newline, at, 1, extra, sink);
+                            continue;
+                        }
+                        ESC => {
+                            self.step(Char::Punct, at, 1, price::ESC, sink);
+                            self.escaped();
+                            continue;
+                        }
+                        _ => {
+                            self.step(Char::Punct, at, 1, 0, sink);
+                            if let State::Punct { chars: 1, space: false, .. } = self.state {
+                                self.lead_kind = LEADS[b as usize];
+                            }
+                            continue;
+                        }
                     }
                 }
             };
@@ -885,19 +960,33 @@ impl Estimator {
     #[inline]
     fn words<S: Sink>(&mut self, rest: &[u8], small: bool, sink: &mut S) -> usize {
         let mut n = self.letters(rest, small);
-        while let Some(&[b' ', next]) = rest.get(n..n + 2) {
-            if CLASS[next as usize] != LOWER {
-                break;
-            }
-            if let State::Word { letters, caps, prefix, .. } = self.state {
-                self.commit_priced(self.word_cost(letters, caps, prefix), self.pos + n as u64, sink);
-            }
-            self.state = State::Word { letters: 0, caps: 0, prefix: Prefix::Space, small: true };
-            self.bytes = 1;
-            n += 1;
-            n += self.letters(&rest[n..], true);
+        if !space_word_at(rest, n) {
+            return n;
         }
-        n
+        if let State::Word { letters, caps, prefix, .. } = self.state {
+            self.commit_priced(self.word_cost(letters, caps, prefix), self.pos + n as u64, sink);
+        }
+        // From here each word is a space and small letters, with nothing
+        // else pending: only the cost of the words done, and the letters
+        // and rare pairs of the last, change, kept in registers.
+        let mut committed = self.committed;
+        loop {
+            n += 1;
+            let (letters, rare, last) = small_run(&rest[n..], NO_LETTER);
+            n += letters;
+            let letters = letters as u64;
+            if !space_word_at(rest, n) {
+                self.committed = committed;
+                self.state = State::Word { letters, caps: 0, prefix: Prefix::Space, small: true };
+                self.bytes = 1 + letters;
+                self.rare = rare;
+                self.prev_letter = last;
+                return n;
+            }
+            // What `word_cost` makes of such a word.
+            committed += floor(word_cost(letters, 0, Prefix::Space, 0, rare), 1 + letters);
+            sink.boundary(self.pos + n as u64, committed);
+        }
     }
 
     /// The ASCII letters that lead `rest`, in the pending word: all of its
@@ -929,34 +1018,10 @@ impl Estimator {
             n += 1;
         }
         if small {
-            // Small letters eight at a time: where the run ends, found
-            // without a branch per letter, and its rare pairs counted
-            // for all eight, the ones past the run masked out.
-            while let Some(eight) = rest.get(n..n + 8).and_then(|e| <[u8; 8]>::try_from(e).ok()) {
-                let k = small_letters(u64::from_le_bytes(eight));
-                let mut p = prev;
-                for (j, &c) in eight.iter().enumerate() {
-                    let l = (c | 0x20).wrapping_sub(b'a') & 31;
-                    rare += RARE_PAIR[usize::from(p & 31) << 5 | usize::from(l)] & u64::from(j < k);
-                    p = l;
-                }
-                if k > 0 {
-                    prev = eight[k - 1] - b'a';
-                }
-                n += k;
-                if k < 8 {
-                    break;
-                }
-            }
-            while let Some(&c) = rest.get(n) {
-                if !c.is_ascii_lowercase() {
-                    break;
-                }
-                let l = c - b'a';
-                rare += rare_pair(prev, l);
-                prev = l;
-                n += 1;
-            }
+            let (k, r, last) = small_run(&rest[n..], prev);
+            n += k;
+            rare += r;
+            prev = last;
         }
         self.prev_letter = prev;
         self.rare = rare;
