@@ -197,6 +197,18 @@ def cases(harness):
         check(f"{'codex' if h is plain else 'codex + capout'}: a command still running when codex ends is stopped, all of it",
               len(r) == 1 and "Process running with session ID" in r[0] and not left, f"{left!r} {r!r}")
 
+    # Ctrl-C while the command runs: `codex exec` ends its turn and the
+    # command, with capout all of what it started too.
+    for n, h in enumerate((plain, wrapped)):
+        marker = os.path.join(h.proj, "interrupt-marker")
+        H.SCRIPT.reset([shell(H.waits(h.proj, marker, f"8.3{n}"), yield_time_ms=30000)])
+        came, ended, left, log = H.interrupted(
+            [codex_path(H.TOOLS), "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", "go"],
+            h.proj, env(h), marker, f"sleep 8.3{n}")
+        check(f"{'codex' if h is plain else 'codex + capout'}: an interrupt stops the command and all it started",
+              bool(came) and (came == "capout") == (h is wrapped) and ended and not left,
+              f"{came!r} {ended} {left!r} {log[-600:]}")
+
     # The user approves capout's MCP tools for the run; init does not.
     b = codex(wrapped, [("mcp__capout.bash", {"command": "echo mcp-ok"})],
               ["-c", "mcp_servers.capout.default_tools_approval_mode=\"approve\""])
