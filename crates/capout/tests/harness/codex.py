@@ -169,15 +169,16 @@ def cases(harness):
         check(f"{name}: an allow rule for git status runs it without a question",
               len(r) == 1 and r[0].startswith("Process exited with code 128\n") and "not a git repository" in r[0], f"{r!r}")
         outside = f"/usr/local/capout-test-{os.getpid()}"
-        r = codex(h, [shell(f"touch {outside}")])
-        made, through_capout = os.path.exists(outside), wrapped_last()
+        # The command says itself which program started its shell: capout
+        # when the rewrite ran, whatever Codex's log shows of the call.
+        r = codex(h, [shell(f"touch {outside}; basename \"$(readlink /proc/$PPID/exe)\"")])
+        made = os.path.exists(outside)
         if made:
             os.remove(outside)
         check(f"{name}: with no rule a write outside the workspace is still refused",
-              # Whether Codex's log shows the wrapped run here varies with
-              # the tree it was built from; the refusal is what must hold.
-              not made and (h is wrapped or not through_capout) and len(r) == 1
-              and "Read-only file system" in r[0], f"{r!r}")
+              not made and len(r) == 1 and "Read-only file system" in r[0]
+              and (output(r[0]).rstrip("\n").rsplit("\n", 1)[-1] == "capout") == (h is wrapped),
+              f"{r!r} {LAST['log'][-1500:]}")
         r = codex(h, [shell("touch made-escalated", sandbox_permissions="require_escalated", justification="test")])
         check(f"{name}: with no rule an escalation still needs an approval, which exec refuses",
               not os.path.exists(os.path.join(h.proj, "made-escalated")) and len(r) == 1 and "approval policy is Never" in r[0], f"{r!r}")
