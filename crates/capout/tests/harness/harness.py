@@ -76,9 +76,10 @@ def claude(home, calls, extra=()):
 def interrupted(argv, cwd, env, marker, pattern):
     """Runs a harness whose model runs a command that writes `marker` and
     then waits; once the marker is there, interrupts the harness as Ctrl-C
-    does (SIGINT to its process group). What is left: the marker's text
-    (False when it never came), whether the harness ended, and what still
-    runs of `pattern`."""
+    does (SIGINT to its process group). What is left: "capout" when capout
+    is between the harness and the command's shell, else the programs
+    there (False when the marker never came), whether the harness ended,
+    and what still runs of `pattern`."""
     p = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, start_new_session=True)
     came = ended = False
@@ -96,8 +97,15 @@ def interrupted(argv, cwd, env, marker, pattern):
         p.wait()
     log = p.stdout.read().decode(errors="replace")
     if came:
+        # The programs between the harness and the command's shell.
+        names = []
         with open(marker) as f:
-            came = f.read().strip()
+            for line in f.read().splitlines():
+                pid, _, name = line.partition(" ")
+                if int(pid) == p.pid:
+                    break
+                names.append(name)
+        came = "capout" if "capout" in names else " ".join(names) or "none"
     left = ""
     for _ in range(100):
         left = subprocess.run(["pgrep", "-af", pattern], capture_output=True, text=True).stdout.strip()
@@ -114,12 +122,15 @@ def interrupted(argv, cwd, env, marker, pattern):
 
 
 def waits(proj, marker, n):
-    """A command that starts a job, writes the name of the file of the
-    program that started its shell (capout, under capout) into `marker`,
-    and waits: `sleep N1` in the background, `sleep N2` in front. A script
-    in `proj`, so that no harness hook sees the `&`."""
+    """A command that starts a job, writes its shell's ancestors (`PID
+    FILE` each, from its parent up) into `marker`, and waits: `sleep N1`
+    in the background, `sleep N2` in front. A script in `proj`, so that
+    no harness hook sees the `&`."""
     with open(os.path.join(proj, "wait.sh"), "w") as f:
-        f.write(f"sleep {n}1 &\nbasename \"$(readlink /proc/$PPID/exe)\" > {marker}.new && mv {marker}.new {marker}\n"
+        f.write(f"sleep {n}1 &\n"
+                "p=$PPID; while [ \"$p\" -gt 1 ]; do echo \"$p $(basename \"$(readlink /proc/$p/exe)\")\"; "
+                "p=$(awk '{sub(/.*\\) /, \"\"); print $2}' /proc/$p/stat); "
+                f"done > {marker}.new && mv {marker}.new {marker}\n"
                 f"sleep {n}2\necho late\n")
     return "sh wait.sh"
 
