@@ -18,12 +18,13 @@ use std::io::{self, IsTerminal, PipeReader, PipeWriter, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
+use process_wrap::std::{ChildWrapper, CommandWrap, ProcessSession};
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::process::{Pid, Signal, kill_process, kill_process_group};
 
@@ -354,12 +355,14 @@ impl CommandReader {
         crate::pipe::enlarge(&pipe);
         let child = start(spec, place, &writer)?;
         let pid = child.id();
+        // The leader of the session, and so of its group, has the group's id.
+        let group = child.try_inner_child().map(Pid::from_child);
         drop(writer);
         let (exited, exited_write) = crate::signals::wake_pipe().map_err(Error::Setup)?;
         let (control_read, control) = crate::signals::wake_pipe().map_err(Error::Setup)?;
         let shared = Arc::new(Shared::default());
         let supervisor = Supervisor {
-            group: Pid::from_child(&child),
+            group: group.ok_or_else(|| Error::Setup(io::Error::other("no process id for the command")))?,
             pid,
             child,
             stop: place.stop.clone(),
@@ -480,7 +483,8 @@ fn drain(mut pipe: &PipeReader) {
 
 /// The command's clock and capout's signals, on a thread of their own.
 struct Supervisor {
-    child: Child,
+    /// The session's leader, through the wrapper that made the session.
+    child: Box<dyn ChildWrapper>,
     /// Its id, in [`CHILDREN`] until it is waited for.
     pid: u32,
     group: Pid,
@@ -538,7 +542,11 @@ impl Supervisor {
         let now = Instant::now();
         if self.signals.take_child()
             && self.status.is_none()
-            && let Some(status) = self.child.try_wait()?
+            // The leader's own status, as std's `Child` waits for it: the
+            // session wrapper's `try_wait` waits for the whole group, and
+            // loses the leader's status when another of the group is a
+            // child of capout's too (the MCP server is a subreaper).
+            && let Some(status) = self.child.inner_mut().try_wait()?
         {
             self.status = Some(status);
             children().retain(|pid| *pid != self.pid);
@@ -585,9 +593,9 @@ impl Supervisor {
         self.signal(Signal::CONT);
     }
 
-    /// Sends `signal` to the command's process group. Until the command
-    /// has made its session (and so its group) there is no such group:
-    /// then the command's own process gets it, while it is not reaped.
+    /// Sends `signal` to the command's process group; when there is no
+    /// such group any more, the command's own process gets it, while it is
+    /// not reaped.
     fn signal(&self, signal: Signal) {
         if kill_process_group(self.group, signal) == Err(rustix::io::Errno::SRCH) && self.status.is_none() {
             let _ = kill_process(self.group, signal);
@@ -621,13 +629,6 @@ impl Supervisor {
     }
 }
 
-/// The `argv[0]` under which capout runs as [`exec_in_new_session`].
-const SESSION_ARG0: &str = "capout (new session)";
-
-/// Whether this program is capout, which can run itself as
-/// [`exec_in_new_session`]: [`exec_in_new_session`] says so.
-static SESSIONS: AtomicBool = AtomicBool::new(false);
-
 /// Starts the command in a session of its own (and so a process group of
 /// its own), its stdout and stderr on `writer`.
 ///
@@ -637,26 +638,17 @@ static SESSIONS: AtomicBool = AtomicBool::new(false);
 /// stopped for good. For the same reason a terminal on stdin is not passed
 /// on: the command reads end-of-file instead.
 ///
-/// std cannot call `setsid` in the child without `unsafe`, so capout starts
-/// itself under [`SESSION_ARG0`], calls it, and executes the command
-/// ([`exec_in_new_session`]). The program is found first, as `execvp`
-/// finds it, so that a command not found or not executable is told here.
-fn start(spec: &CommandSpec, place: &Place, writer: &io::PipeWriter) -> Result<Child, Error> {
+/// The child calls `setsid` between fork and exec, through process-wrap's
+/// session wrapper (std cannot without `unsafe`); the session exists once
+/// `spawn` returns, as std returns only after the exec. The program is
+/// found first, as `execvp` finds it, so that a command not found or not
+/// executable is told here; a file with the execute bit but no `#!` line
+/// is run by `/bin/sh`, as `execvp` runs it.
+fn start(spec: &CommandSpec, place: &Place, writer: &io::PipeWriter) -> Result<Box<dyn ChildWrapper>, Error> {
     let path =
         find_program(&spec.program, place.dir.as_deref()).map_err(|e| spawn_error(&spec.program, &e))?;
-    let capout = SESSIONS.load(Ordering::Relaxed).then(std::env::current_exe).and_then(Result::ok);
-    let mut command = if let Some(capout) = capout {
-        let mut command = Command::new(capout);
-        command.arg0(SESSION_ARG0).arg(&path).arg(&spec.program);
-        command
-    } else {
-        // Without its own file (or in a test of this module), capout
-        // runs the command in a process group of its own, in its session.
-        let mut command = Command::new(&path);
-        command.arg0(&spec.program).process_group(0);
-        command
-    };
-    command.args(&spec.args);
+    let mut command = Command::new(&path);
+    command.arg0(&spec.program).args(&spec.args);
     // Both pipe ends are close-on-exec: the command gets the write end
     // only as its stdout and stderr, and nothing else of capout's.
     let stdout = writer.try_clone().map_err(Error::Setup)?;
@@ -668,6 +660,8 @@ fn start(spec: &CommandSpec, place: &Place, writer: &io::PipeWriter) -> Result<C
     }
     command.envs(place.env.iter().map(|(name, value)| (name, value)));
     command.stdin(stdin).stdout(stdout).stderr(stderr);
+    let mut command = CommandWrap::from(command);
+    command.wrap(ProcessSession);
     let mut started = children();
     let spawned = command.spawn();
     if let Ok(child) = &spawned {
@@ -678,35 +672,6 @@ fn start(spec: &CommandSpec, place: &Place, writer: &io::PipeWriter) -> Result<C
     // only when they are closed too.
     drop(command);
     spawned.map_err(|e| spawn_error(&spec.program, &e))
-}
-
-/// Called first thing in `main`: it says that this program is capout,
-/// which `start` can run as a trampoline. When capout was started so,
-/// it makes a new session and executes the command: `PATH NAME ARG...` are its arguments, the
-/// file found, the name the command was given by, and its arguments. It
-/// returns only when the command could not be executed, with the status
-/// that a shell gives then.
-pub fn exec_in_new_session() -> Option<u8> {
-    SESSIONS.store(true, Ordering::Relaxed);
-    let mut args = std::env::args_os();
-    if args.next()? != SESSION_ARG0 {
-        return None;
-    }
-    let (path, name) = (args.next()?, args.next()?);
-    let args: Vec<OsString> = args.collect();
-    // The first thing done, before the command's group can be signalled:
-    // until then a signal for it reaches this process (see `signal`).
-    let _ = rustix::process::setsid();
-    let e = Command::new(&path).arg0(&name).args(&args).exec();
-    // A file with the execute bit but no `#!` line, as `execvp` runs it.
-    let e = if e.raw_os_error() == Some(rustix::io::Errno::NOEXEC.raw_os_error()) {
-        Command::new("/bin/sh").arg0(&name).arg(&path).args(&args).exec()
-    } else {
-        e
-    };
-    let error = spawn_error(&name, &e);
-    eprintln!("capout: {error}");
-    Some(error.exit().code())
 }
 
 /// The file that `execvp` runs for `program`: itself when it names a

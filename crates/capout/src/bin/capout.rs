@@ -14,10 +14,6 @@ use capout::{command, completions, hook, pipe, seek};
 use capout_core::{Ending, Error, Summary};
 
 fn main() -> ExitCode {
-    // Started by itself to run a command in a session of its own.
-    if let Some(status) = command::exec_in_new_session() {
-        return ExitCode::from(status);
-    }
     // `capout --mcp [--root DIR]` is a server, not a filter: an
     // executable of its own, so that the filter's start-up is left be.
     if let Some(root) = cli::mcp_requested(std::env::args_os()) {

@@ -85,3 +85,42 @@ fn bad_requests_get_errors_and_the_session_goes_on() {
         "     1\tone\n     2\ttwo\n... (truncated, showing lines 1-2 of 3, next offset 2)\n"
     );
 }
+
+/// The bash tool still runs a command once the server's own file is gone,
+/// as when capout is upgraded (or removed) while a client keeps its server
+/// running: the command starts in its session with no second start of
+/// capout's file.
+#[test]
+fn the_bash_tool_runs_after_the_servers_own_file_is_removed() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let server = dir.path().join("capout-mcp");
+    std::fs::copy(env!("CARGO_BIN_EXE_capout-mcp"), &server).unwrap();
+    let mut cmd = std::process::Command::new(&server);
+    crate::common::clean_env(&mut cmd);
+    let mut child = cmd
+        .args(["--root"])
+        .arg(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    writeln!(input, "{INIT}").unwrap();
+    output.read_line(&mut line).unwrap();
+    assert!(line.contains("serverInfo"), "{line}");
+    // The server runs; its file is gone from now on.
+    std::fs::remove_file(&server).unwrap();
+    writeln!(input, "{INITIALIZED}").unwrap();
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash","arguments":{"command":"echo ran"}}}"#;
+    writeln!(input, "{call}").unwrap();
+    line.clear();
+    output.read_line(&mut line).unwrap();
+    drop(input);
+    let _ = child.wait();
+    let response: serde_json::Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(response["result"]["content"][0]["text"], "ran\n", "{response}");
+}

@@ -169,15 +169,16 @@ def cases(harness):
         check(f"{name}: an allow rule for git status runs it without a question",
               len(r) == 1 and r[0].startswith("Process exited with code 128\n") and "not a git repository" in r[0], f"{r!r}")
         outside = f"/usr/local/capout-test-{os.getpid()}"
-        r = codex(h, [shell(f"touch {outside}")])
-        made, through_capout = os.path.exists(outside), wrapped_last()
+        # The command says itself which program started its shell: capout
+        # when the rewrite ran, whatever Codex's log shows of the call.
+        r = codex(h, [shell(f"touch {outside}; basename \"$(readlink /proc/$PPID/exe)\"")])
+        made = os.path.exists(outside)
         if made:
             os.remove(outside)
         check(f"{name}: with no rule a write outside the workspace is still refused",
-              # Whether Codex's log shows the wrapped run here varies with
-              # the tree it was built from; the refusal is what must hold.
-              not made and (h is wrapped or not through_capout) and len(r) == 1
-              and "Read-only file system" in r[0], f"{r!r}")
+              not made and len(r) == 1 and "Read-only file system" in r[0]
+              and (output(r[0]).rstrip("\n").rsplit("\n", 1)[-1] == "capout") == (h is wrapped),
+              f"{r!r} {LAST['log'][-1500:]}")
         r = codex(h, [shell("touch made-escalated", sandbox_permissions="require_escalated", justification="test")])
         check(f"{name}: with no rule an escalation still needs an approval, which exec refuses",
               not os.path.exists(os.path.join(h.proj, "made-escalated")) and len(r) == 1 and "approval policy is Never" in r[0], f"{r!r}")
@@ -196,6 +197,18 @@ def cases(harness):
             time.sleep(0.1)
         check(f"{'codex' if h is plain else 'codex + capout'}: a command still running when codex ends is stopped, all of it",
               len(r) == 1 and "Process running with session ID" in r[0] and not left, f"{left!r} {r!r}")
+
+    # Ctrl-C while the command runs: `codex exec` ends its turn and the
+    # command, with capout all of what it started too.
+    for n, h in enumerate((plain, wrapped)):
+        marker = os.path.join(h.proj, "interrupt-marker")
+        H.SCRIPT.reset([shell(H.waits(h.proj, marker, f"8.3{n}"), yield_time_ms=30000)])
+        came, ended, left, log = H.interrupted(
+            [codex_path(H.TOOLS), "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", "go"],
+            h.proj, env(h), marker, f"sleep 8.3{n}")
+        check(f"{'codex' if h is plain else 'codex + capout'}: an interrupt stops the command and all it started",
+              bool(came) and (came == "capout") == (h is wrapped) and ended and not left,
+              f"{came!r} {ended} {left!r} {log[-600:]}")
 
     # The user approves capout's MCP tools for the run; init does not.
     b = codex(wrapped, [("mcp__capout.bash", {"command": "echo mcp-ok"})],

@@ -9,8 +9,9 @@ import shutil
 import subprocess
 import time
 
-# Set by main from harness.py: CAPOUT, SCRIPT, TOOLS, URL, Home, check, describe.
-CAPOUT = SCRIPT = TOOLS = URL = Home = check = describe = GEMINI = None
+# Set by main from harness.py: CAPOUT, SCRIPT, TOOLS, URL, Home, check,
+# describe, and the module itself (HARNESS).
+CAPOUT = SCRIPT = TOOLS = URL = Home = check = describe = GEMINI = HARNESS = None
 SETTINGS = ('{\n  // the user\'s own\n  "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},\n'
             '  "privacy": {"usageStatisticsEnabled": false},\n  "telemetry": {"enabled": false},\n'
             '  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},\n'
@@ -157,6 +158,16 @@ def cases():
         check(f"gemini{'' if h is plain else ' + capout'}: its timeout ends sleep, and nothing outlives it",
               len(r) == 1 and "exceeded the timeout" in r[0] and not left, f"{left!r} {r!r}")
 
+    # Ctrl-C while the command runs ends it and all it started.
+    for n, h in enumerate((plain, wrapped)):
+        marker = os.path.join(h.proj, "interrupt-marker")
+        SCRIPT.reset([shell(HARNESS.waits(h.proj, marker, f"8.5{n}"))])
+        came, ended, left, log = HARNESS.interrupted([GEMINI, "-p", "go", "-o", "json", "--yolo"], h.proj, env(h),
+                                                     marker, f"sleep 8.5{n}")
+        check(f"gemini{'' if h is plain else ' + capout'}: an interrupt stops the command and all it started",
+              bool(came) and (came == "capout") == (h is wrapped) and ended and not left,
+              f"{came!r} {ended} {left!r} {log[-600:]}")
+
     b = gemini(wrapped, [("mcp_capout_bash", {"command": "echo mcp-ok"})])
     check("gemini: init --mcp gives the model capout's MCP bash tool", len(b) == 1 and "mcp-ok" in b[0], f"{b!r}")
 
@@ -171,7 +182,8 @@ def cases():
 
 
 def main(harness):
-    global CAPOUT, SCRIPT, TOOLS, URL, Home, check, describe, GEMINI
+    global CAPOUT, SCRIPT, TOOLS, URL, Home, check, describe, GEMINI, HARNESS
+    HARNESS = harness
     CAPOUT, SCRIPT, TOOLS, URL = harness.CAPOUT, harness.SCRIPT, harness.TOOLS, harness.URL
     Home, check, describe = harness.Home, harness.check, harness.describe
     GEMINI = os.path.join(TOOLS, "node_modules", ".bin", "gemini")

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -70,6 +71,68 @@ def claude(home, calls, extra=()):
     if len(results) != len(calls):
         print(f"     claude exited {p.returncode}: {p.stdout[-600:]} {p.stderr[-600:]}")
     return results
+
+
+def interrupted(argv, cwd, env, marker, pattern):
+    """Runs a harness whose model runs a command that writes `marker` and
+    then waits; once the marker is there, interrupts the harness as Ctrl-C
+    does (SIGINT to its process group). What is left: "capout" when capout
+    is between the harness and the command's shell, else the programs
+    there (False when the marker never came), whether the harness ended,
+    and what still runs of `pattern`."""
+    p = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, start_new_session=True)
+    came = ended = False
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and p.poll() is None and not came:
+        came = os.path.exists(marker)
+        time.sleep(0.05)
+    if came:
+        os.killpg(p.pid, signal.SIGINT)
+    try:
+        p.wait(timeout=30)
+        ended = True
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+    log = p.stdout.read().decode(errors="replace")
+    if came:
+        # The programs between the harness and the command's shell.
+        names = []
+        with open(marker) as f:
+            for line in f.read().splitlines():
+                pid, _, name = line.partition(" ")
+                if int(pid) == p.pid:
+                    break
+                names.append(name)
+        came = "capout" if "capout" in names else " ".join(names) or "none"
+    left = ""
+    for _ in range(100):
+        left = subprocess.run(["pgrep", "-af", pattern], capture_output=True, text=True).stdout.strip()
+        if not left:
+            break
+        time.sleep(0.1)
+    # Nothing of one case may run into the next.
+    for line in left.splitlines():
+        try:
+            os.kill(int(line.split()[0]), signal.SIGKILL)
+        except (ProcessLookupError, ValueError):
+            pass
+    return came, ended, left, log
+
+
+def waits(proj, marker, n):
+    """A command that starts a job, writes its shell's ancestors (`PID
+    FILE` each, from its parent up) into `marker`, and waits: `sleep N1`
+    in the background, `sleep N2` in front. A script in `proj`, so that
+    no harness hook sees the `&`."""
+    with open(os.path.join(proj, "wait.sh"), "w") as f:
+        f.write(f"sleep {n}1 &\n"
+                "p=$PPID; while [ \"$p\" -gt 1 ]; do echo \"$p $(basename \"$(readlink /proc/$p/exe)\")\"; "
+                "p=$(awk '{sub(/.*\\) /, \"\"); print $2}' /proc/$p/stat); "
+                f"done > {marker}.new && mv {marker}.new {marker}\n"
+                f"sleep {n}2\necho late\n")
+    return "sh wait.sh"
 
 
 def bash(command, **more):
@@ -166,6 +229,15 @@ def claude_cases():
             time.sleep(0.1)
         check(f"claude-code{'' if h is plain else ' + capout'}: its timeout moves sleep to the background, and nothing outlives it",
               len(r) == 1 and r[0].startswith(moved) and not left, f"{left!r} {r!r}")
+
+    for n, h in enumerate((plain, wrapped)):
+        marker = os.path.join(h.proj, "interrupt-marker")
+        SCRIPT.reset([bash(waits(h.proj, marker, f"8.1{n}"))])
+        came, ended, left, log = interrupted([CLAUDE, "-p", "go", "--output-format", "json", *allow], h.proj, h.env(),
+                                             marker, f"sleep 8.1{n}")
+        check(f"claude-code{'' if h is plain else ' + capout'}: an interrupt stops the command and all it started",
+              bool(came) and (came == "capout") == (h is wrapped) and ended and not left,
+              f"{came!r} {ended} {left!r} {log[-600:]}")
 
     b = claude(wrapped, [("mcp__capout__bash", {"command": "echo mcp-ok"})], ["--allowedTools", "mcp__capout__bash"])
     check("claude-code: init --mcp gives the model capout's MCP bash tool", b == ["mcp-ok\n"] or b == ["mcp-ok"], f"{b!r}")

@@ -153,6 +153,17 @@ def run_cases(h):
                 len(r) == 1 and "terminated command after exceeding timeout 2000 ms" in r[0] and "late" not in r[0] and not left,
                 f"{left!r} {r!r}")
 
+    # Ctrl-C while the command runs: `opencode run` ends, and the command
+    # and all it started with it.
+    for n, home in enumerate((plain, wrapped)):
+        marker = os.path.join(home.proj, "interrupt-marker")
+        h.SCRIPT.reset([bash(h.waits(home.proj, marker, f"8.7{n}"))])
+        came, ended, left, log = h.interrupted([opencode, "run", "go", "--format", "json"], home.proj, env(home),
+                                               marker, f"sleep 8.7{n}")
+        h.check(f"opencode{tag(home)}: an interrupt stops the command and all it started",
+                bool(came) and (came == "capout") == (home is wrapped) and ended and not left,
+                f"{came!r} {ended} {left!r} {log[-600:]}")
+
     b = run(wrapped, [("capout_bash", {"command": "echo mcp-ok"})])
     h.check("opencode: init --mcp gives the model capout's MCP bash tool", b == ["mcp-ok\n"] or b == ["mcp-ok"], f"{b!r}")
 

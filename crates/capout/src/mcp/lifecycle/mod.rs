@@ -20,9 +20,9 @@ use super::paths::{self, Roots};
 use super::server::Server;
 use super::tools::Tools;
 use super::transport;
+use crate::cli;
 use crate::exit::Exit;
 use crate::signals::{self, Signals};
-use crate::{cli, command};
 pub(super) use calls::{Calls, StopOnDrop};
 pub(super) use leftovers::{GRACE, Which, end, kill, mark};
 pub(super) use saved::{SAVED_MAX, Saved};
@@ -30,10 +30,6 @@ pub(super) use saved::{SAVED_MAX, Saved};
 /// `capout-mcp`: serves the tools on stdin and stdout until the client
 /// closes stdin.
 pub fn main() -> ExitCode {
-    // Started by itself to run a command in a session of its own.
-    if let Some(status) = command::exec_in_new_session() {
-        return ExitCode::from(status);
-    }
     // The words of `capout --mcp`, with `--mcp` itself optional.
     let mut args = std::env::args_os();
     let name = args.next().unwrap_or_default();
