@@ -72,6 +72,9 @@ pub struct Screen {
     /// The start of a UTF-8 sequence that the next feed completes.
     carry: [u8; 4],
     carry_len: usize,
+    /// The parameters of the last CSI sequence that the screen parsed
+    /// itself, kept so that each one does not build them anew.
+    args: Args,
 }
 
 impl std::fmt::Debug for Screen {
@@ -100,6 +103,7 @@ impl Screen {
             term: Term::new(width.max(2), height.max(1)),
             carry: [0; 4],
             carry_len: 0,
+            args: Args { params: [None; MAX_PARAMS], len: 0 },
         }
     }
 
@@ -225,14 +229,14 @@ impl Screen {
             if self.ground {
                 // Up to the next ESC, which is a character boundary.
                 text = &text[performer.ground_text(text)..];
-                let Some((len, marker, args, action)) = simple_csi(text.as_bytes()) else {
+                let Some((len, marker, action)) = simple_csi(text.as_bytes(), &mut self.args) else {
                     // The ESC, if any, leaves the ground state.
                     self.ground = text.is_empty();
                     continue;
                 };
                 // What `vte` would dispatch for these bytes.
                 performer.t.title = false;
-                performer.csi_sequence(&args, marker, char::from(action));
+                performer.csi_sequence(&self.args, marker, char::from(action));
                 text = &text[len..];
             } else {
                 // Up to the end of the next CSI or ESC sequence, after
@@ -272,8 +276,9 @@ fn cut_character(bytes: &[u8]) -> usize {
 /// its length, the marker (the sequence's intermediates), the parameters
 /// and the final byte. `None` for anything else (sub-parameters,
 /// intermediates, controls inside, a sequence cut by the end, 32
-/// parameters or more), which goes to the parser.
-fn simple_csi(bytes: &[u8]) -> Option<(usize, &[u8], Args, u8)> {
+/// parameters or more), which goes to the parser. The parameters go to
+/// `args`.
+fn simple_csi<'a>(bytes: &'a [u8], args: &mut Args) -> Option<(usize, &'a [u8], u8)> {
     if bytes.len() < 3 || bytes[0] != 0x1b || bytes[1] != b'[' {
         return None;
     }
@@ -284,7 +289,7 @@ fn simple_csi(bytes: &[u8]) -> Option<(usize, &[u8], Args, u8)> {
     } else {
         &bytes[2..2]
     };
-    let mut args = Args { params: [None; MAX_PARAMS], len: 0 };
+    args.len = 0;
     let mut param: u16 = 0;
     loop {
         let b = *bytes.get(i)?;
@@ -302,7 +307,7 @@ fn simple_csi(bytes: &[u8]) -> Option<(usize, &[u8], Args, u8)> {
             0x40..=0x7e => {
                 args.params[args.len] = Some(param);
                 args.len += 1;
-                return Some((i, marker, args, b));
+                return Some((i, marker, b));
             }
             _ => return None,
         }
