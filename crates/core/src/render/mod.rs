@@ -749,9 +749,9 @@ impl Performer<'_> {
     /// A CSI sequence that `vte` would not ignore, dispatched.
     fn csi_sequence(&mut self, args: &Args, intermediates: &[u8], action: char) {
         let known = match (intermediates, action) {
-            (b"", _) => self.csi(&args, action),
-            (b"?", 'h') => self.private_modes(&args, true),
-            (b"?", 'l') => self.private_modes(&args, false),
+            (b"", _) => self.csi(args, action),
+            (b"?", 'h') => self.private_modes(args, true),
+            (b"?", 'l') => self.private_modes(args, false),
             (b">", 'c' | 'm' | 'n' | 'q') | (b" ", 'q') => true,
             _ => false,
         };
