@@ -1622,6 +1622,68 @@ mod tests {
         assert_eq!(out, b"\xf4\x8f\xbf\xbd\xffb\xe4\xbfc\n");
     }
 
+    /// The screen parses CSI sequences of parameters alone itself; after
+    /// an OSC string the parser is back in its ground state unseen, so
+    /// the same bytes go through `vte` instead. Both must draw alike.
+    #[test]
+    fn csi_sequences_parsed_by_the_screen_draw_as_the_parser_s_do() {
+        let many = format!("\x1b[{}H", "1;".repeat(40));
+        let sequences = [
+            "\x1b[H",
+            "\x1b[2;5H",
+            "\x1b[;7H",
+            "\x1b[3A",
+            "\x1b[B",
+            "\x1b[2C",
+            "\x1b[99999D",
+            "\x1b[4G",
+            "\x1b[K",
+            "\x1b[1K",
+            "\x1b[2K",
+            "\x1b[J",
+            "\x1b[1J",
+            "\x1b[2J",
+            "\x1b[2@",
+            "\x1b[3P",
+            "\x1b[2X",
+            "\x1b[L",
+            "\x1b[2M",
+            "\x1b[S",
+            "\x1b[T",
+            "\x1b[2;3r",
+            "\x1b[0;0r",
+            "\x1b[3b",
+            "\x1b[?7l",
+            "\x1b[?7h",
+            "\x1b[?6h",
+            "\x1b[?1049h",
+            "\x1b[?1049l",
+            "\x1b[4h",
+            "\x1b[4l",
+            "\x1b[1;31m",
+            "\x1b[s",
+            "\x1b[u",
+            "\x1b[1:2A",
+            "\x1b[>c",
+            "\x1b[?",
+            "\x1b[1\r2C",
+            "\x1b[=5h",
+            &many,
+        ];
+        for a in sequences {
+            for b in sequences {
+                let text = format!("abc\r\n日本語 x{a}de{b}f😀g\nhij");
+                for (width, height) in [(10, 4), (3, 2)] {
+                    assert_eq!(
+                        render(width, height, text.as_bytes()),
+                        render(width, height, format!("\x1b]0;t\x07{text}").as_bytes()),
+                        "{text:?} at {width}x{height}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn clearing_the_history_takes_back_nothing() {
         assert_eq!(render(10, 2, b"a\nb\nc\x1b[3J"), "a\nb\nc\n");
