@@ -44,7 +44,7 @@ const CELL_BYTES: usize = 21;
 /// when the input holds it. A private-use character, so a literal one is
 /// rare.
 const MARK: char = '\u{10FFFD}';
-const MARK_UTF8: [u8; 4] = [0xF4, 0x8F, 0xBF, 0xBD];
+const MARK_STR: &str = "\u{10FFFD}";
 
 /// The zero-width joiner: tmux joins the next character to the cell before.
 const ZWJ: char = '\u{200D}';
@@ -72,6 +72,9 @@ pub struct Screen {
     /// The start of a UTF-8 sequence that the next feed completes.
     carry: [u8; 4],
     carry_len: usize,
+    /// The parameters of the last CSI sequence that the screen parsed
+    /// itself, kept so that each one does not build them anew.
+    args: Args,
 }
 
 impl std::fmt::Debug for Screen {
@@ -100,6 +103,7 @@ impl Screen {
             term: Term::new(width.max(2), height.max(1)),
             carry: [0; 4],
             carry_len: 0,
+            args: Args { params: [None; MAX_PARAMS], len: 0 },
         }
     }
 
@@ -125,47 +129,51 @@ impl Screen {
         while self.carry_len > 0 {
             let Some(&b) = bytes.first() else { return };
             let len = self.carry_len;
-            self.carry[len] = b;
-            match std::str::from_utf8(&self.carry[..=len]) {
-                Ok(_) => {
+            let mut carry = self.carry;
+            carry[len] = b;
+            match std::str::from_utf8(&carry[..=len]) {
+                Ok(c) => {
                     bytes = &bytes[1..];
                     self.carry_len = 0;
-                    let carry = self.carry;
-                    self.valid(&carry[..=len], emit);
+                    self.valid(c, emit);
                 }
                 Err(e) if e.error_len().is_none() => {
                     bytes = &bytes[1..];
+                    self.carry = carry;
                     self.carry_len += 1;
                 }
                 Err(_) => {
                     // The carried bytes are invalid; `b` starts afresh.
                     self.carry_len = 0;
-                    let carry = self.carry;
                     self.set_aside(&carry[..len], emit);
                 }
             }
         }
+        // A character cut by the end of this feed waits for the next one;
+        // set apart first, so that the rest is validated once, as a whole.
+        let (mut bytes, cut) = bytes.split_at(cut_character(bytes));
         while !bytes.is_empty() {
             match std::str::from_utf8(bytes) {
-                Ok(_) => {
-                    self.valid(bytes, emit);
-                    return;
+                Ok(text) => {
+                    self.valid(text, emit);
+                    break;
                 }
                 Err(e) => {
                     let (good, rest) = bytes.split_at(e.valid_up_to());
-                    self.valid(good, emit);
-                    if let Some(bad) = e.error_len() {
-                        self.set_aside(&rest[..bad], emit);
-                        bytes = &rest[bad..];
-                    } else {
-                        // A character cut by the end of this feed.
-                        self.carry[..rest.len()].copy_from_slice(rest);
-                        self.carry_len = rest.len();
-                        return;
+                    // Validated again up to the invalid sequence: rare.
+                    if let Ok(good) = std::str::from_utf8(good) {
+                        self.valid(good, emit);
                     }
+                    // A sequence cut short at the end is followed by the
+                    // lead byte of the cut character: invalid, all of it.
+                    let bad = e.error_len().unwrap_or(rest.len());
+                    self.set_aside(&rest[..bad], emit);
+                    bytes = &rest[bad..];
                 }
             }
         }
+        self.carry[..cut.len()].copy_from_slice(cut);
+        self.carry_len = cut.len();
     }
 
     /// Ends the stream: `emit` gets the rows still on the screen, up to
@@ -192,14 +200,9 @@ impl Screen {
         }
     }
 
-    /// Valid UTF-8 goes to the parser, except a literal [`MARK`], which is
-    /// set aside like an invalid sequence so that it keeps its bytes.
-    fn valid(&mut self, mut text: &[u8], emit: &mut dyn FnMut(&[u8])) {
-        while let Some(at) = memchr::memmem::find(text, &MARK_UTF8) {
-            self.advance(&text[..at], emit);
-            self.set_aside(&MARK_UTF8, emit);
-            text = &text[at + MARK_UTF8.len()..];
-        }
+    /// Valid UTF-8 goes to the parser. A literal [`MARK`] prints as the
+    /// cell that setting its bytes aside would make.
+    fn valid(&mut self, text: &str, emit: &mut dyn FnMut(&[u8])) {
         self.advance(text, emit);
     }
 
@@ -210,31 +213,103 @@ impl Screen {
         cell.data[..raw.len()].copy_from_slice(raw);
         cell.len = raw.len() as u8;
         self.term.aside = Some(cell);
-        self.advance(&MARK_UTF8, emit);
+        self.advance(MARK_STR, emit);
         self.term.aside = None;
     }
 
     /// Valid UTF-8, whole characters, to the screen. Printing a
     /// character at a time through the parser took most of the time of a
     /// render; the parser now sees only what lies between an ESC and the
-    /// end of its sequence, and the text in between is printed here.
-    fn advance(&mut self, mut bytes: &[u8], emit: &mut dyn FnMut(&[u8])) {
+    /// end of its sequence, and the text in between is printed here, as
+    /// are the CSI sequences of parameters alone (colours, `ESC[K`,
+    /// cursor moves), the bulk of a program's escapes.
+    fn advance(&mut self, mut text: &str, emit: &mut dyn FnMut(&[u8])) {
         let mut performer = Performer { t: &mut self.term, out: emit, dispatched: false };
-        while !bytes.is_empty() {
+        while !text.is_empty() {
             if self.ground {
-                let text = memchr::memchr(0x1b, bytes).unwrap_or(bytes.len());
-                performer.ground_text(&bytes[..text]);
-                bytes = &bytes[text..];
-                // The ESC, if any, leaves the ground state.
-                self.ground = bytes.is_empty();
+                // Up to the next ESC, which is a character boundary.
+                text = &text[performer.ground_text(text)..];
+                let Some((len, marker, action)) = simple_csi(text.as_bytes(), &mut self.args) else {
+                    // The ESC, if any, leaves the ground state.
+                    self.ground = text.is_empty();
+                    continue;
+                };
+                // What `vte` would dispatch for these bytes.
+                performer.t.title = false;
+                performer.csi_sequence(&self.args, marker, char::from(action));
+                text = &text[len..];
             } else {
                 // Up to the end of the next CSI or ESC sequence, after
                 // which the parser is in its ground state.
                 performer.dispatched = false;
-                let parsed = self.parser.advance_until_terminated(&mut performer, bytes);
-                bytes = &bytes[parsed..];
+                let parsed = self.parser.advance_until_terminated(&mut performer, text.as_bytes());
+                // The parser stops after the ASCII byte that ends a
+                // sequence, or at the end: a character boundary.
+                text = text.get(parsed..).unwrap_or_default();
                 self.ground = performer.dispatched;
             }
+        }
+    }
+}
+
+/// A cut UTF-8 character at the end of `bytes`: where it starts, or
+/// `bytes.len()` when the bytes end in a whole character (or in an
+/// invalid sequence).
+fn cut_character(bytes: &[u8]) -> usize {
+    for start in (bytes.len().saturating_sub(3)..bytes.len()).rev() {
+        match bytes[start] {
+            0x80..=0xbf => {}
+            0xc0.. => {
+                return match std::str::from_utf8(&bytes[start..]) {
+                    Err(e) if e.error_len().is_none() => start,
+                    _ => bytes.len(),
+                };
+            }
+            _ => break,
+        }
+    }
+    bytes.len()
+}
+
+/// A CSI sequence at the start of `bytes` of parameters alone (digits and
+/// `;`, after at most a private marker such as `?`), as `vte` parses it:
+/// its length, the marker (the sequence's intermediates), the parameters
+/// and the final byte. `None` for anything else (sub-parameters,
+/// intermediates, controls inside, a sequence cut by the end, 32
+/// parameters or more), which goes to the parser. The parameters go to
+/// `args`.
+fn simple_csi<'a>(bytes: &'a [u8], args: &mut Args) -> Option<(usize, &'a [u8], u8)> {
+    if bytes.len() < 3 || bytes[0] != 0x1b || bytes[1] != b'[' {
+        return None;
+    }
+    let mut i = 2;
+    let marker = if (0x3c..=0x3f).contains(&bytes[i]) {
+        i += 1;
+        &bytes[2..3]
+    } else {
+        &bytes[2..2]
+    };
+    args.len = 0;
+    let mut param: u16 = 0;
+    loop {
+        let b = *bytes.get(i)?;
+        i += 1;
+        match b {
+            b'0'..=b'9' => param = param.saturating_mul(10).saturating_add(u16::from(b - b'0')),
+            b';' => {
+                if args.len + 2 >= MAX_PARAMS {
+                    return None;
+                }
+                args.params[args.len] = Some(param);
+                args.len += 1;
+                param = 0;
+            }
+            0x40..=0x7e => {
+                args.params[args.len] = Some(param);
+                args.len += 1;
+                return Some((i, marker, b));
+            }
+            _ => return None,
         }
     }
 }
@@ -335,12 +410,14 @@ fn row_text_of(buf: &mut Vec<u8>) -> &[u8] {
 /// included) counts as `cells.len() - end`.
 fn row_cells(row: &Row, buf: &mut Vec<u8>) {
     buf.clear();
-    for cell in &row.cells[..row.end] {
-        // Most cells hold one byte: pushed, not copied as a slice.
-        match cell.len {
-            1 => buf.push(cell.data[0]),
-            len => buf.extend_from_slice(&cell.data[..usize::from(len)]),
-        }
+    let mut cells = &row.cells[..row.end];
+    while !cells.is_empty() {
+        // Most cells hold one byte: a run of them is gathered at once.
+        let n = cells.iter().position(|c| c.len != 1).unwrap_or(cells.len());
+        buf.extend(cells[..n].iter().map(|c| c.data[0]));
+        let Some((cell, rest)) = cells[n..].split_first() else { break };
+        buf.extend_from_slice(&cell.data[..usize::from(cell.len)]);
+        cells = rest;
     }
 }
 
@@ -484,21 +561,19 @@ struct Performer<'a> {
 }
 
 impl Performer<'_> {
-    /// Text in the parser's ground state, without an ESC, valid UTF-8 of
-    /// whole characters: what `vte` does with it (controls executed, the
-    /// rest printed), with a run of printable ASCII written at once.
-    fn ground_text(&mut self, bytes: &[u8]) {
+    /// Text in the parser's ground state, valid UTF-8 of whole
+    /// characters, up to its first ESC: what `vte` does with it (controls
+    /// executed, the rest printed), with a run of printable ASCII written
+    /// at once. Returns where the ESC is (the length of `text` when there
+    /// is none).
+    fn ground_text(&mut self, text: &str) -> usize {
         use vte::Perform as _;
-        let Ok(text) = std::str::from_utf8(bytes) else {
-            // Never: the screen gives the parser valid UTF-8 only.
-            return;
-        };
+        let bytes = text.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
             let b = bytes[i];
             if (0x20..0x7f).contains(&b) {
-                let run =
-                    bytes[i..].iter().position(|b| !(0x20..0x7f).contains(b)).map_or(bytes.len(), |n| i + n);
+                let run = i + printable_run(&bytes[i..]);
                 if !self.t.title && self.t.wrap && !self.t.insert {
                     self.put_ascii_run(&bytes[i..run]);
                     self.t.last = Some(bytes[run - 1]);
@@ -508,6 +583,8 @@ impl Performer<'_> {
                     }
                 }
                 i = run;
+            } else if b == 0x1b {
+                return i;
             } else if b < 0x80 {
                 if b == 0x7f {
                     self.print('\x7f');
@@ -517,16 +594,48 @@ impl Performer<'_> {
                 i += 1;
             } else {
                 let c = text[i..].chars().next().unwrap_or(char::REPLACEMENT_CHARACTER);
+                let len = c.len_utf8();
                 if ('\u{80}'..='\u{9f}').contains(&c) {
                     // A C1 control, executed as vte executes it.
                     self.execute(c as u8);
+                } else if let Some(width @ 1..) = c.width()
+                    && c != MARK
+                    && !self.t.title
+                    && self.t.wrap
+                    && !self.t.insert
+                    && !self.t.joiner
+                {
+                    self.put_char(&bytes[i..i + len], width.min(2));
                 } else {
                     self.print(c);
                 }
-                i += c.len_utf8();
+                i += len;
             }
         }
+        bytes.len()
     }
+}
+
+/// The length of the run of printable ASCII (0x20 to 0x7e) that starts
+/// `bytes`, looked at eight bytes at a time.
+fn printable_run(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let (words, _) = bytes.as_chunks::<8>();
+    let mut n = 0;
+    for word in words {
+        let w = u64::from_le_bytes(*word);
+        // A byte below 0x20 borrows into its high bit; one at 0x7f or
+        // above has it set after adding 1. A carry or borrow out of a
+        // byte comes only from one that is itself caught.
+        let below = w.wrapping_sub(0x20 * ONES) & !w;
+        let above = w.wrapping_add(ONES) | w;
+        if (below | above) & HIGH != 0 {
+            break;
+        }
+        n += 8;
+    }
+    n + bytes[n..].iter().position(|b| !(0x20..0x7f).contains(b)).unwrap_or(bytes.len() - n)
 }
 
 impl vte::Perform for Performer<'_> {
@@ -600,18 +709,7 @@ impl vte::Perform for Performer<'_> {
         if ignore {
             return;
         }
-        let args = Args(params);
-        let known = match (intermediates, action) {
-            (b"", _) => self.csi(&args, action),
-            (b"?", 'h') => self.private_modes(&args, true),
-            (b"?", 'l') => self.private_modes(&args, false),
-            (b">", 'c' | 'm' | 'n' | 'q') | (b" ", 'q') => true,
-            _ => false,
-        };
-        // tmux forgets the character for REP after any sequence it knows.
-        if known {
-            self.t.last = None;
-        }
+        self.csi_sequence(&Args::of(params), intermediates, action);
     }
 
     fn esc_dispatch(&mut self, intermediates: &[u8], _: bool, byte: u8) {
@@ -647,6 +745,23 @@ impl vte::Perform for Performer<'_> {
     }
 }
 
+impl Performer<'_> {
+    /// A CSI sequence that `vte` would not ignore, dispatched.
+    fn csi_sequence(&mut self, args: &Args, intermediates: &[u8], action: char) {
+        let known = match (intermediates, action) {
+            (b"", _) => self.csi(args, action),
+            (b"?", 'h') => self.private_modes(args, true),
+            (b"?", 'l') => self.private_modes(args, false),
+            (b">", 'c' | 'm' | 'n' | 'q') | (b" ", 'q') => true,
+            _ => false,
+        };
+        // tmux forgets the character for REP after any sequence it knows.
+        if known {
+            self.t.last = None;
+        }
+    }
+}
+
 fn encode(c: char) -> Cell {
     let mut cell = Cell::BLANK;
     let len = c.encode_utf8(&mut cell.data).len();
@@ -659,30 +774,50 @@ fn encode(c: char) -> Cell {
 /// The parameters of a CSI sequence, read as tmux's `input_get` does. A
 /// parameter with sub-parameters (`1:2`) is a string to tmux, and the
 /// sequences that read one do nothing.
-struct Args<'a>(&'a vte::Params);
+struct Args {
+    /// Each parameter's value; `None` for one with sub-parameters.
+    params: [Option<u16>; MAX_PARAMS],
+    len: usize,
+}
 
-impl Args<'_> {
+/// The most parameters a CSI sequence has: `vte`'s limit (a sequence
+/// with more is ignored).
+const MAX_PARAMS: usize = 32;
+
+impl Args {
+    fn of(params: &vte::Params) -> Self {
+        let mut args = Args { params: [None; MAX_PARAMS], len: 0 };
+        for (to, param) in args.params.iter_mut().zip(params.iter()) {
+            *to = match param {
+                [n] => Some(*n),
+                _ => None,
+            };
+            args.len += 1;
+        }
+        args
+    }
+
     /// Parameter `i`: `default` when missing or 0, at least `min`.
     fn get(&self, i: usize, min: usize, default: usize) -> Option<usize> {
-        match self.0.iter().nth(i) {
-            None | Some([0]) => Some(default),
-            Some([n]) => Some(usize::from(*n).max(min)),
-            Some(_) => None,
+        if i >= self.len {
+            return Some(default);
+        }
+        match self.params[i] {
+            Some(0) => Some(default),
+            Some(n) => Some(usize::from(n).max(min)),
+            None => None,
         }
     }
 
     fn all(&self) -> impl Iterator<Item = Option<usize>> + '_ {
-        self.0.iter().map(|p| match p {
-            [n] => Some(usize::from(*n)),
-            _ => None,
-        })
+        self.params[..self.len].iter().map(|p| p.map(usize::from))
     }
 }
 
 impl Performer<'_> {
     /// A CSI sequence without intermediates; false if tmux does not know
     /// it.
-    fn csi(&mut self, args: &Args<'_>, action: char) -> bool {
+    fn csi(&mut self, args: &Args, action: char) -> bool {
         match action {
             'h' | 'l' => {
                 for mode in args.all() {
@@ -819,7 +954,7 @@ impl Performer<'_> {
         }
     }
 
-    fn private_modes(&mut self, args: &Args<'_>, set: bool) -> bool {
+    fn private_modes(&mut self, args: &Args, set: bool) -> bool {
         for mode in args.all() {
             match mode {
                 Some(3) => {
@@ -901,6 +1036,32 @@ impl Performer<'_> {
             cell.data[0] = c;
             self.put_cell(cell);
         }
+    }
+
+    /// A character of `raw` bytes and 1 or 2 columns, not [`MARK`], in
+    /// the usual modes with no joiner pending: what [`Performer::print`]
+    /// does with it, without building the cell twice.
+    fn put_char(&mut self, raw: &[u8], width: usize) {
+        let t = &mut *self.t;
+        t.last = None;
+        let mut cell = Cell::BLANK;
+        cell.data[..raw.len()].copy_from_slice(raw);
+        cell.len = raw.len() as u8;
+        cell.width = width as u8;
+        if t.cx + width > t.sx {
+            // It wraps first.
+            self.put_cell(cell);
+            return;
+        }
+        let row = &mut t.rows[t.cy];
+        overwrite(row, t.cx, width);
+        if width == 2 {
+            row.cells[t.cx + 1] = Cell::PADDING;
+        }
+        row.cells[t.cx] = cell;
+        row.touch(t.cx + width);
+        row.used = true;
+        t.cx += width;
     }
 
     /// Any other character, as tmux's `screen_write_cell` writes it.
@@ -1459,6 +1620,68 @@ mod tests {
             out
         };
         assert_eq!(out, b"\xf4\x8f\xbf\xbd\xffb\xe4\xbfc\n");
+    }
+
+    /// The screen parses CSI sequences of parameters alone itself; after
+    /// an OSC string the parser is back in its ground state unseen, so
+    /// the same bytes go through `vte` instead. Both must draw alike.
+    #[test]
+    fn csi_sequences_parsed_by_the_screen_draw_as_the_parser_s_do() {
+        let many = format!("\x1b[{}H", "1;".repeat(40));
+        let sequences = [
+            "\x1b[H",
+            "\x1b[2;5H",
+            "\x1b[;7H",
+            "\x1b[3A",
+            "\x1b[B",
+            "\x1b[2C",
+            "\x1b[99999D",
+            "\x1b[4G",
+            "\x1b[K",
+            "\x1b[1K",
+            "\x1b[2K",
+            "\x1b[J",
+            "\x1b[1J",
+            "\x1b[2J",
+            "\x1b[2@",
+            "\x1b[3P",
+            "\x1b[2X",
+            "\x1b[L",
+            "\x1b[2M",
+            "\x1b[S",
+            "\x1b[T",
+            "\x1b[2;3r",
+            "\x1b[0;0r",
+            "\x1b[3b",
+            "\x1b[?7l",
+            "\x1b[?7h",
+            "\x1b[?6h",
+            "\x1b[?1049h",
+            "\x1b[?1049l",
+            "\x1b[4h",
+            "\x1b[4l",
+            "\x1b[1;31m",
+            "\x1b[s",
+            "\x1b[u",
+            "\x1b[1:2A",
+            "\x1b[>c",
+            "\x1b[?",
+            "\x1b[1\r2C",
+            "\x1b[=5h",
+            &many,
+        ];
+        for a in sequences {
+            for b in sequences {
+                let text = format!("abc\r\n日本語 x{a}de{b}f😀g\nhij");
+                for (width, height) in [(10, 4), (3, 2)] {
+                    assert_eq!(
+                        render(width, height, text.as_bytes()),
+                        render(width, height, format!("\x1b]0;t\x07{text}").as_bytes()),
+                        "{text:?} at {width}x{height}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
