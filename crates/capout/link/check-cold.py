@@ -43,7 +43,7 @@ CAPOUT_COLD = [
     "capout_core::tokens",
     "capout_core::caps::tokens",
     "capout::command",
-    "capout_core::json",
+    "capout::json",
     "capout_core::save",
     "capout::completions",
     "capout::hook",

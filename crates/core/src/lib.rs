@@ -52,8 +52,7 @@
 //! - [`CapWriter`]: the same behind [`std::io::Write`], for code that
 //!   already writes.
 //! - [`Options`]: what to keep; its defaults are the `capout` command's.
-//! - [`run`]: the whole of a `capout` run over a [`Read`], with `--json`,
-//!   `--progress` and `--save`, as the binary does it, set by the same
+//! - [`run`]: all of a [`Read`] through a [`Capper`], set by the same
 //!   [`Options`].
 //!
 //! The library installs nothing process-wide: no signal handler, no
@@ -63,10 +62,8 @@
 
 mod capper;
 mod caps;
-mod json;
 mod notice;
 mod output;
-mod progress;
 mod render;
 mod save;
 mod search;
@@ -76,17 +73,17 @@ mod transform;
 
 use std::io::{self, Read, Write};
 
-pub use capper::{CapWriter, Capper, Summary};
+pub use capper::{CapWriter, Capper, Closed, Summary};
 pub use notice::{Notice, Template, TemplateError, binary_output, exit_status};
 pub use output::NoticeTarget;
 pub use save::{SaveError, SaveTo};
 pub use text::count::{Totals, Unit};
 
-use progress::Progress;
 use search::matcher::Matcher;
 use text::count::Need;
 
-/// The default read size of [`run`].
+/// The default read size of [`run`] and [`Capper::pull`]
+/// ([`Options::read_size`]).
 pub const READ_SIZE: usize = 64 * 1024;
 
 /// `--max-line-chars` when a line cap is given without it, so that no cap
@@ -389,29 +386,6 @@ pub struct Keep {
     pub max: u64,
 }
 
-/// How the input ended: for a command, how the command ended.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Ending {
-    /// The status capout exits with: 0 in filter mode, else the command's.
-    pub exit_code: i32,
-    /// The signal that killed the command.
-    pub signal: Option<i32>,
-    /// The `--timeout` that stopped the command, as given.
-    pub timed_out: Option<String>,
-    /// The signal that stopped capout's own reading of its input, in
-    /// filter mode.
-    pub interrupted: Option<i32>,
-}
-
-impl Ending {
-    /// The signal capout ends with, once it has written what it kept: the
-    /// one that killed the command (unless `--timeout` sent it: that
-    /// gives 124), or the one that interrupted capout.
-    pub fn fatal_signal(&self) -> Option<i32> {
-        self.signal.filter(|_| self.timed_out.is_none()).or(self.interrupted)
-    }
-}
-
 /// The page a paging cap (`--head-lines`, `--max-matches`) showed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Page {
@@ -444,44 +418,9 @@ pub enum Error {
         #[from]
         source: PatternError,
     },
-    /// The input could not be started: a command that could not run.
-    #[error(transparent)]
-    Start(StartError),
-}
-
-/// An input that could not be started, such as a command that was not
-/// found, with the status capout exits with for it. An input's reader
-/// returns it as the [`io::Error`] of its first read
-/// (`io::Error::other(StartError { .. })`), and [`run`] tells it as such.
-#[derive(Debug, thiserror::Error)]
-#[error("{source}")]
-pub struct StartError {
-    /// The exit status: 126 or 127 for a command, as a shell has them.
-    pub status: u8,
-    /// What went wrong.
-    #[source]
-    pub source: Box<dyn std::error::Error + Send + Sync>,
 }
 
 impl Error {
-    /// The status capout exits with for the error: 2 for a usage error,
-    /// 126 or 127 for a command that could not be started, 1 otherwise.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            Error::Pattern { .. } => 2,
-            Error::Start(e) => e.status,
-            Error::Read(_) | Error::Write(_) | Error::Save(_) => 1,
-        }
-    }
-
-    /// A read error that is an input's failure to start is that failure.
-    fn of_input(e: io::Error) -> Error {
-        match e.downcast::<StartError>() {
-            Ok(e) => Error::Start(e),
-            Err(e) => Error::Read(e),
-        }
-    }
-
     /// The error as an [`io::Error`], for a [`Write`] that caps.
     pub(crate) fn into_io(self) -> io::Error {
         match self {
@@ -543,19 +482,22 @@ pub struct Options {
     /// line, `(binary input, N bytes: not shown)`. The start of the
     /// stream is held back until 8 KiB or its end decide.
     pub hide_binary: bool,
-    /// `--json` of [`run`]: one object in place of text. A [`Capper`]
-    /// leaves it to its caller.
+    /// `--json`: the caller writes the notices, from the [`Summary`], as
+    /// the `capout` command writes them into its JSON object. A capper
+    /// made with [`Capper::with_options`] then writes no notice, keeps the
+    /// line between the two parts of a head+tail pair in the output, and
+    /// counts every total; [`Capper::new`] ignores it.
     pub json: bool,
-    /// `--progress` of [`run`]: a live count on its `err` while a cap
-    /// holds its output back.
+    /// `--progress`: the caller shows a live count from
+    /// [`Capper::totals`] between reads, so the lines are counted.
     pub progress: bool,
-    /// The bytes [`run`] asks of each read.
+    /// The bytes [`run`] and [`Capper::pull`] ask of each read.
     pub read_size: usize,
     /// How much of one line is held in memory.
     pub limits: Limits,
-    /// `--stop-at-cap` of [`run`]: a head cap stops reading once it has
-    /// all it keeps and has seen input past it; the notice then has no
-    /// total.
+    /// `--stop-at-cap` of [`run`] and [`Capper::pull`]: a head cap stops
+    /// reading once it has all it keeps and has seen input past it; the
+    /// notice then has no total.
     pub stop_at_cap: bool,
     /// Count every total (lines, characters, and the tokens of a token
     /// cap) whether or not a notice reads it, so that the [`Summary`] of
@@ -635,151 +577,28 @@ impl Options {
     }
 }
 
-/// Reads `input` to its end and writes what the cap keeps to `out`, and
-/// the notices to `out` or `err` as the options say.
+/// Caps all of `input`: reads it to its end (or to the cap, with
+/// [`Options::stop_at_cap`]) in reads of [`Options::read_size`] bytes,
+/// writes what the cap keeps to `out` as it goes, then the notices where
+/// [`Options::notice`] sends them, on `out` or `err`, and flushes both.
 ///
-/// With `--json`, `out` gets one complete object whatever happens after
-/// the options are found valid: an error that stops the run is told in
-/// its `error` field, and returned too.
+/// It is [`Capper::with_options`], [`Capper::pull`] until the input ends,
+/// and [`Capper::finish_with`]: what an embedder that filters a [`Read`]
+/// needs in one call. The `capout` command's run adds, around the same
+/// steps, what only a program has: `--json`'s envelope, the live line of
+/// `--progress`, and how a command or a signal ended the input.
 pub fn run(
-    config: &Options,
-    input: impl Read,
+    options: &Options,
+    mut input: impl Read,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<Summary, Error> {
-    run_with(config, input, out, err, |_| Ending::default())
-}
-
-/// [`run`], where `end` is asked how the input ended once it is read to
-/// its end: a command's reader waits for the command there.
-///
-/// The steps read on their own: set-up (`Capper::with_config`: patterns,
-/// the save file), the pass (`pass`), the notices in their order
-/// (`tell`), and, with `--json`, the end of the object (`json::Object`).
-pub fn run_with<R: Read>(
-    config: &Options,
-    mut input: R,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-    end: impl FnOnce(&mut R) -> Ending,
-) -> Result<Summary, Error> {
-    // An invalid pattern is a usage error: nothing is written, no file
-    // is made. A save file that cannot be made fails the run before it
-    // starts, with its JSON object all the same.
-    let capper = match Capper::with_config(config) {
-        Err(e @ Error::Pattern { .. }) => return Err(e),
-        capper => capper,
-    };
-    if config.json {
-        let mut object = json::Object::new(out);
-        let ran = capper.and_then(|capper| capped(config, capper, &mut input, &mut object, err, end));
-        object.end(config, ran, err)
-    } else {
-        let ran = capper.and_then(|capper| capped(config, capper, &mut input, out, err, end));
-        let flushed = out.flush().and_then(|()| err.flush());
-        ran.and_then(|report| flushed.map(|()| report).map_err(Error::Write))
-    }
-}
-
-/// The run itself, once everything that makes it a usage error is ruled
-/// out: the pass, how the input ended, the notices.
-fn capped<R: Read>(
-    config: &Options,
-    mut capper: Capper,
-    input: &mut R,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-    end: impl FnOnce(&mut R) -> Ending,
-) -> Result<Summary, Error> {
-    let summary = pass(config, &mut capper, input, out, err)?;
-    let ending = end(input);
-    // Stopped at the cap, capout closed the pipe: a command that the
-    // closed pipe killed ended as `cmd | head` lets it end, and the run
-    // is a success, as the pipeline's status is head's.
-    let sigpipe = signal_hook::consts::SIGPIPE;
-    let ending = if capper.stopped() && ending.signal == Some(sigpipe) && ending.timed_out.is_none() {
-        Ending { exit_code: 0, signal: None, ..ending }
-    } else {
-        ending
-    };
-    tell(&mut capper, &summary, &ending, out, err)?;
-    // A failed save makes capout exit 1, whatever the command did.
-    let ending = if summary.save_error.is_some() { Ending { exit_code: 1, ..ending } } else { ending };
-    Ok(Summary { ending, ..summary })
-}
-
-/// Reads `input` to its end into `capper`, with the live count on `err`
-/// when asked for, and ends the stream.
-fn pass(
-    config: &Options,
-    capper: &mut Capper,
-    input: &mut impl Read,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Result<Summary, Error> {
-    let mut progress = (config.progress && (config.json || holds_back(config.cap))).then(Progress::default);
-    // Page-aligned: a read into a buffer that starts part way into a page
-    // costs the kernel more, and the transforms copy from it into
-    // buffers aligned alike.
-    let mut buf = text::buf::PageBuf::zeroed(config.read_size.max(1));
-    loop {
-        let n = read(input, buf.as_mut_slice()).map_err(Error::of_input)?;
-        if n == 0 {
-            break;
-        }
-        capper.push_with(&buf.as_slice()[..n], out, err)?;
-        if let Some(progress) = &mut progress {
-            progress.tick(capper.totals(), err);
-        }
-        if config.stop_at_cap && capper.past_cap() {
-            capper.stop();
-            break;
-        }
-    }
-    if let Some(progress) = &mut progress {
-        progress.finish(err);
-    }
-    capper.close(out, err)
-}
-
-/// Writes the notices, in their order.
-fn tell(
-    capper: &mut Capper,
-    summary: &Summary,
-    ending: &Ending,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> Result<(), Error> {
-    for line in notice_lines(summary.notice.as_ref(), ending) {
-        capper.notify(&line, out, err)?;
-    }
-    Ok(())
-}
-
-/// The notice lines of a run, in their order: the cap's, how the input
-/// ended, the rescued lines.
-fn notice_lines(notice: Option<&Notice>, ending: &Ending) -> Vec<Vec<u8>> {
-    let mut lines = Vec::new();
-    if let Some(line) = notice.and_then(Notice::cap) {
-        lines.push(line.as_bytes().to_vec());
-    }
-    if let Some(duration) = &ending.timed_out {
-        lines.push(notice::timed_out(duration).into_bytes());
-    }
-    if let Some(name) = ending.interrupted.and_then(signal_hook::low_level::signal_name) {
-        lines.push(notice::interrupted(name).into_bytes());
-    }
-    lines.extend(notice.map_or(&[][..], |n| &n.rescued[..]).iter().cloned());
-    lines
+    let mut capper = Capper::with_options(options)?;
+    while capper.pull(&mut input, out, err)? {}
+    capper.finish_with(out, err)
 }
 
 impl Summary {
-    /// Every notice line of the run, in the order they are written;
-    /// `None` when there is none.
-    pub fn notice_lines(&self) -> Option<Vec<Vec<u8>>> {
-        Some(notice_lines(self.notice.as_ref(), &self.ending)).filter(|l| !l.is_empty())
-    }
-
     /// The first and last lines (matches) shown and the offset of the
     /// next page, when a paging cap (`--head-lines`, `--max-matches`)
     /// cut.
@@ -791,26 +610,4 @@ impl Summary {
             _ => None,
         }
     }
-}
-
-/// One read, retried when interrupted by a signal.
-fn read(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
-    loop {
-        match input.read(buf) {
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            result => return result,
-        }
-    }
-}
-
-/// Whether the cap writes its output only at the end, so a live count
-/// helps on a long input.
-fn holds_back(cap: CapSpec) -> bool {
-    matches!(
-        cap,
-        CapSpec::TailChars(_)
-            | CapSpec::TailLines(_)
-            | CapSpec::HeadTailLines(..)
-            | CapSpec::HeadTailChars(..)
-    )
 }
