@@ -60,7 +60,7 @@ impl Ran {
 
 /// An input that could not be started, such as a command that was not
 /// found, with the way capout ends for it. An input's reader returns it
-/// as the [`io::Error`] of its first read
+/// as the [`io::Error`](std::io::Error) of its first read
 /// (`io::Error::other(StartError { .. })`), and [`run`] tells it as such.
 #[derive(Debug)]
 pub struct StartError {

@@ -2,7 +2,6 @@
 //! split anywhere, and writes what its cap keeps as it goes.
 
 use std::io::{self, Read, Write};
-use std::path::PathBuf;
 
 use crate::caps::{
     Cap, HeadLines, HeadTailChars, HeadTailLines, HeadTailTokens, HeadTokens, HeadUnits, LineShaper, Matches,
@@ -11,14 +10,14 @@ use crate::caps::{
 use crate::notice::{self, Kind, Notice, Renderer};
 use crate::output::Route;
 use crate::render::Screen;
-use crate::save::{SaveError, Saver};
+use crate::save::Saver;
 use crate::search::matcher::Matcher;
 use crate::search::rescue::{Head, Rescuer, Tail};
 use crate::text::buf::PageBuf;
 use crate::text::count::Totals;
 use crate::text::utf8;
 use crate::transform::{LineCap, Transforms};
-use crate::{CapSpec, DEFAULT_MAX_LINE, Error, Options};
+use crate::{CapSpec, DEFAULT_MAX_LINE, Error, Options, Summary};
 
 /// Caps a stream that arrives in chunks: the push side of capout.
 ///
@@ -230,44 +229,6 @@ fn batched(
         }
     });
     fed
-}
-
-/// What a [`Capper`] did, once it has finished: the facts of capout's
-/// `--json` object.
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct Summary {
-    /// Whether anything was cut.
-    pub truncated: bool,
-    /// The cap, and with it its limit ([`CapSpec::limit`]).
-    pub cap: CapSpec,
-    /// Totals of the whole stream.
-    pub totals: Totals,
-    /// Matching lines, for `--max-matches`.
-    pub matches: Option<u64>,
-    /// Units cut, when something was.
-    pub omitted: Option<u64>,
-    /// The first unit kept (for a head+tail pair: the first one cut),
-    /// 1-based, when something was cut.
-    pub first: Option<u64>,
-    /// The last unit kept (for a head+tail pair: the last one cut), when
-    /// something was cut.
-    pub last: Option<u64>,
-    /// The `--offset` that shows what comes next, for `--head-lines` and
-    /// `--max-matches` when something is left after the page.
-    pub next_offset: Option<u64>,
-    /// Whether `first` and `last` are those of a page that a paging cap
-    /// (`--head-lines`, `--max-matches`) showed.
-    pub paged: bool,
-    /// Tokens of the whole stream, for a token cap when they were
-    /// counted.
-    pub total_tokens: Option<u64>,
-    /// What the notice says, when there is one.
-    pub notice: Option<Notice>,
-    /// The file the whole stream was saved to and left behind.
-    pub saved_to: Option<PathBuf>,
-    /// Saving the stream failed part way; the output was still written.
-    pub save_error: Option<SaveError>,
 }
 
 impl Capper {

@@ -330,24 +330,6 @@ pub fn line_truncated(width: u64, unit: &str) -> String {
     format!(" ... (line truncated to {width} {unit})")
 }
 
-/// The last line of an MCP `bash` call whose command did not exit 0;
-/// `signal` names the signal that killed it, as `SIGKILL`.
-pub fn exit_status(code: i32, signal: Option<&str>) -> String {
-    match signal {
-        Some(name) => format!("(exit status {code}, killed by {name})"),
-        None => format!("(exit status {code})"),
-    }
-}
-
-/// The one line an MCP `bash` call shows in place of output that is not
-/// text: `bytes` of it, saved in `saved`.
-pub fn binary_output(bytes: u64, saved: Option<&str>) -> String {
-    match saved {
-        Some(path) => format!("(binary output, {bytes} bytes: not shown; full output: {path})"),
-        None => format!("(binary output, {bytes} bytes: not shown)"),
-    }
-}
-
 /// What `--binary hide` writes in place of an input with a NUL byte in
 /// its first [`BINARY_SNIFF`] bytes: one line, as the MCP `read` tool
 /// says it of a file.
