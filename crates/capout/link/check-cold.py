@@ -15,7 +15,7 @@ crate's function, names the same module.
 A function is the module's when its own path lies in the module:
 `capout_core::render::Screen::put`, its closures, and the methods of
 `<capout_core::render::Screen as core::fmt::Debug>` or of
-`<Vec<u8> as capout_core::json::Write>`. A function of another module that is
+`<Vec<u8> as capout::json::Write>`. A function of another module that is
 only instantiated with the module's types
 (`core::ptr::drop_in_place<capout_core::render::Screen>`) is not: in legacy
 mangling its symbol names the module only when the type is one of its
@@ -43,7 +43,7 @@ CAPOUT_COLD = [
     "capout_core::tokens",
     "capout_core::caps::tokens",
     "capout::command",
-    "capout_core::json",
+    "capout::json",
     "capout_core::save",
     "capout::completions",
     "capout::hook",

@@ -29,8 +29,9 @@ use rustix::event::{PollFd, PollFlags, Timespec, poll};
 use rustix::process::{Pid, Signal, kill_process, kill_process_group};
 
 use crate::exit::Exit;
+use crate::run::{Ending, Error as RunError, StartError};
 use crate::signals::Signals;
-use capout_core::{Ending, Error as RunError, Options, StartError, Summary};
+use capout_core::{Options, Summary};
 
 // Defined with the command line, whose result holds one: the filter drops
 // that `Option<CommandSpec>` on every run, and drop glue named after this
@@ -109,7 +110,7 @@ impl Error {
             Error::Spawn { not_found: true, .. } => Exit::NotFound,
             Error::Spawn { not_found: false, .. } => Exit::NotExecutable,
             Error::Setup(_) => Exit::Failure,
-            Error::Run(e) => Exit::of_error(e),
+            Error::Run(e) => e.exit(),
         }
     }
 }
@@ -245,7 +246,7 @@ pub fn run_in(
     let timeout = spec.timeout.as_ref();
     let mut launch = Launch::Pending(spec, place);
     // A failed wait here fails again below, where it can be told.
-    let ran = capout_core::run_with(options, &mut launch, out, err, |launch| match launch {
+    let ran = crate::run::run_with(options, &mut launch, out, err, |launch| match launch {
         Launch::Running(reader) => reader.wait().map(|status| status.ending(timeout)).unwrap_or_default(),
         Launch::Pending(..) | Launch::Failed => Ending::default(),
     });
@@ -253,7 +254,7 @@ pub fn run_in(
         Launch::Running(mut reader) => {
             // After a failed pass the command must neither be left running
             // unwatched nor become a zombie.
-            reader.wait().map_err(|e| Error::Run(RunError::Read(e)))?.ending(timeout)
+            reader.wait().map_err(|e| Error::Run(capout_core::Error::Read(e).into()))?.ending(timeout)
         }
         // The pass stopped before its first read, as when the --save
         // file cannot be written, or the command could not start: it
@@ -263,8 +264,8 @@ pub fn run_in(
     match ran {
         // The summary's ending is the engine's word on it: a command that
         // the pipe capout closed at its cap killed ended well.
-        Ok(summary) => Ok(Finished { ending: summary.ending.clone(), summary: Some(summary) }),
-        Err(RunError::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => {
+        Ok(ran) => Ok(Finished { ending: ran.ending, summary: Some(ran.summary) }),
+        Err(RunError::Run(capout_core::Error::Write(e))) if e.kind() == io::ErrorKind::BrokenPipe => {
             Ok(Finished { ending, summary: None })
         }
         Err(RunError::Start(e)) => match e.source.downcast::<Error>() {
@@ -293,10 +294,7 @@ impl Read for Launch<'_> {
                 Ok(reader) => *self = Launch::Running(reader),
                 Err(e) => {
                     *self = Launch::Failed;
-                    return Err(io::Error::other(StartError {
-                        status: e.exit().code(),
-                        source: Box::new(e),
-                    }));
+                    return Err(io::Error::other(StartError { exit: e.exit(), source: Box::new(e) }));
                 }
             }
         }

@@ -59,9 +59,12 @@ impl Exit {
     }
 
     /// How the engine's error ends a run: a pattern that is not valid is a
-    /// usage error, an input that could not start has its own status.
+    /// usage error; reading, writing or saving failed is a failure.
     pub fn of_error(e: &capout_core::Error) -> Exit {
-        Exit::of_status(i32::from(e.exit_code()))
+        match e {
+            capout_core::Error::Pattern { .. } => Exit::Usage,
+            _ => Exit::Failure,
+        }
     }
 }
 

@@ -1,7 +1,8 @@
 //! What the `capout` filter and the `capout-mcp` server share: the command
-//! line and its layers (profiles, the config file, `CAPOUT_OPTS`), running
-//! and supervising a command, the seek fast path, the MCP server, and
-//! the harness hooks (`capout hook`, `capout init`).
+//! line and its layers (profiles, the config file, `CAPOUT_OPTS`), a whole
+//! run over one input with `--json` and `--progress`, running and
+//! supervising a command, exit statuses, the seek fast path, the MCP
+//! server, and the harness hooks (`capout hook`, `capout init`).
 //!
 //! This is the programs' library, not the engine: a harness that embeds
 //! capout depends on `capout-core`, which has none of this.
@@ -12,9 +13,13 @@ pub mod completions;
 pub mod exit;
 pub mod hook;
 pub mod init;
+pub mod json;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+pub mod notice;
 pub mod pipe;
 pub mod profiles;
+pub mod progress;
+pub mod run;
 pub mod seek;
 pub mod signals;

@@ -1,8 +1,7 @@
 //! [`Capper`]: the one engine. It is fed the stream in chunks of any size,
 //! split anywhere, and writes what its cap keeps as it goes.
 
-use std::io::{self, Write};
-use std::path::PathBuf;
+use std::io::{self, Read, Write};
 
 use crate::caps::{
     Cap, HeadLines, HeadTailChars, HeadTailLines, HeadTailTokens, HeadTokens, HeadUnits, LineShaper, Matches,
@@ -11,14 +10,14 @@ use crate::caps::{
 use crate::notice::{self, Kind, Notice, Renderer};
 use crate::output::Route;
 use crate::render::Screen;
-use crate::save::{SaveError, Saver};
+use crate::save::Saver;
 use crate::search::matcher::Matcher;
 use crate::search::rescue::{Head, Rescuer, Tail};
 use crate::text::buf::PageBuf;
 use crate::text::count::Totals;
 use crate::text::utf8;
 use crate::transform::{LineCap, Transforms};
-use crate::{CapSpec, DEFAULT_MAX_LINE, Ending, Error, Options};
+use crate::{CapSpec, DEFAULT_MAX_LINE, Error, Options, Summary};
 
 /// Caps a stream that arrives in chunks: the push side of capout.
 ///
@@ -67,6 +66,12 @@ pub struct Capper {
     sniff: Sniff,
     /// Whether reading stopped at the cap (`--stop-at-cap`).
     stopped: bool,
+    /// What [`Capper::pull`] reads into: allocated at its first call.
+    read_buf: PageBuf,
+    /// [`Options::read_size`].
+    read_size: usize,
+    /// [`Options::stop_at_cap`].
+    stop_at_cap: bool,
 }
 
 /// Whether the stream is binary, for `--binary hide`: the start of the
@@ -226,47 +231,6 @@ fn batched(
     fed
 }
 
-/// What a [`Capper`] did, once it has finished: the facts of capout's
-/// `--json` object.
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct Summary {
-    /// Whether anything was cut.
-    pub truncated: bool,
-    /// The cap, and with it its limit ([`CapSpec::limit`]).
-    pub cap: CapSpec,
-    /// Totals of the whole stream.
-    pub totals: Totals,
-    /// Matching lines, for `--max-matches`.
-    pub matches: Option<u64>,
-    /// Units cut, when something was.
-    pub omitted: Option<u64>,
-    /// The first unit kept (for a head+tail pair: the first one cut),
-    /// 1-based, when something was cut.
-    pub first: Option<u64>,
-    /// The last unit kept (for a head+tail pair: the last one cut), when
-    /// something was cut.
-    pub last: Option<u64>,
-    /// The `--offset` that shows what comes next, for `--head-lines` and
-    /// `--max-matches` when something is left after the page.
-    pub next_offset: Option<u64>,
-    /// Whether `first` and `last` are those of a page that a paging cap
-    /// (`--head-lines`, `--max-matches`) showed.
-    pub paged: bool,
-    /// Tokens of the whole stream, for a token cap when they were
-    /// counted.
-    pub total_tokens: Option<u64>,
-    /// What the notice says, when there is one.
-    pub notice: Option<Notice>,
-    /// The file the whole stream was saved to and left behind.
-    pub saved_to: Option<PathBuf>,
-    /// Saving the stream failed part way; the output was still written.
-    pub save_error: Option<SaveError>,
-    /// How the input ended, for a run of [`run`](crate::run): the
-    /// default for a stream fed to a [`Capper`].
-    pub ending: Ending,
-}
-
 impl Capper {
     /// A capper as `options` say. A pattern that is not valid is an
     /// error, and so is a file to save the stream to that cannot be
@@ -287,13 +251,16 @@ impl Capper {
         Capper::with_need(&Options { json: false, count_totals: true, ..options }, true)
     }
 
-    /// A capper for the stream of a run: patterns compiled (once: here),
-    /// the save file made.
-    pub(crate) fn with_config(config: &Options) -> Result<Capper, Error> {
-        Capper::with_need(config, config.reads_totals() || config.count_totals)
+    /// A capper exactly as `options` say, [`Options::json`] and
+    /// [`Options::count_totals`] included: only the totals that something
+    /// reads are counted, and with `json` no notice is written (the
+    /// caller writes them from the [`Summary`]). What [`run`](crate::run)
+    /// and the `capout` command use; errors as with [`Capper::new`].
+    pub fn with_options(options: &Options) -> Result<Capper, Error> {
+        Capper::with_need(options, options.reads_totals() || options.count_totals)
     }
 
-    /// [`Capper::with_config`]; `all` counts every total.
+    /// [`Capper::with_options`]; `all` counts every total.
     fn with_need(config: &Options, all: bool) -> Result<Capper, Error> {
         // An invalid pattern is a usage error: no file is made.
         let matcher = config
@@ -334,6 +301,9 @@ impl Capper {
             core,
             sniff: if config.hide_binary { Sniff::Holding(Vec::new()) } else { Sniff::Off },
             stopped: false,
+            read_buf: PageBuf::default(),
+            read_size: config.read_size.max(1),
+            stop_at_cap: config.stop_at_cap,
         })
     }
 
@@ -386,15 +356,69 @@ impl Capper {
     /// [`Capper::finish`], with the notices that go to
     /// [`NoticeTarget::Stderr`](crate::NoticeTarget::Stderr) written to
     /// `err`.
-    pub fn finish_with(mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<Summary, Error> {
-        let summary = self.close(out, err)?;
-        if let Some(notice) = &summary.notice {
+    pub fn finish_with(self, out: &mut dyn Write, err: &mut dyn Write) -> Result<Summary, Error> {
+        let mut closed = self.close(out, err)?;
+        if let Some(notice) = closed.summary.notice.take() {
             for line in notice.lines() {
-                self.notify(line, out, err)?;
+                closed.notify(line, out, err)?;
             }
+            closed.summary.notice = Some(notice);
         }
-        self.core.route.to(out, err).finish().map_err(Error::Write)?;
-        Ok(summary)
+        closed.finish(out, err)
+    }
+
+    /// Reads once from `input` (at most [`Options::read_size`] bytes,
+    /// into a page-aligned buffer of the capper's, retried when a signal
+    /// interrupts it) and pushes what it read, as [`Capper::push_with`]
+    /// does. Says whether to read on: `false` at the end of the input, and
+    /// with [`Options::stop_at_cap`] once the cap has all it keeps
+    /// ([`Capper::past_cap`]; the capper is then [`Capper::stop`]ped).
+    ///
+    /// A read error is [`Error::Read`], with the reader's own
+    /// [`io::Error`] in it: a reader may hand its caller an error of its
+    /// own through it (`io::Error::other(..)`, found again with
+    /// `io::Error::downcast`). Between two calls the caller may look at
+    /// [`Capper::totals`], as the `capout` command's live count does.
+    pub fn pull(
+        &mut self,
+        input: &mut impl Read,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<bool, Error> {
+        // Page-aligned: a read into a buffer that starts part way into a
+        // page costs the kernel more, and the transforms copy from it
+        // into buffers aligned alike.
+        let mut buf = std::mem::take(&mut self.read_buf);
+        if buf.len() == 0 {
+            buf = PageBuf::zeroed(self.read_size);
+        }
+        let pulled = self.pull_into(&mut buf, input, out, err);
+        self.read_buf = buf;
+        pulled
+    }
+
+    fn pull_into(
+        &mut self,
+        buf: &mut PageBuf,
+        input: &mut impl Read,
+        out: &mut dyn Write,
+        err: &mut dyn Write,
+    ) -> Result<bool, Error> {
+        let n = loop {
+            match input.read(buf.as_mut_slice()) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                read => break read.map_err(Error::Read)?,
+            }
+        };
+        if n == 0 {
+            return Ok(false);
+        }
+        self.push_with(&buf.as_slice()[..n], out, err)?;
+        if self.stop_at_cap && self.past_cap() {
+            self.stop();
+            return Ok(false);
+        }
+        Ok(true)
     }
 
     /// [`Capper::push`], with the notices that go to
@@ -482,10 +506,20 @@ impl Capper {
         self.core.piece(piece, false, out, err)
     }
 
-    /// Ends the stream and writes what the cap held back, but no notice:
-    /// those are in the summary, for the caller to write with
-    /// [`Capper::notify`] in its order.
-    pub(crate) fn close(&mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<Summary, Error> {
+    /// Ends the stream and writes what the cap held back to `out`, but no
+    /// notice: the [`Closed`] capper holds the [`Summary`], and writes
+    /// the notice lines the caller gives it where [`Options::notice`]
+    /// sends them, in the caller's order. That is how the `capout`
+    /// command puts the notice of a timeout or of an interrupting signal
+    /// between the cap's notice and the lines `--keep` rescued.
+    /// [`Capper::finish_with`] is this with the summary's own notice.
+    pub fn close(mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<Closed, Error> {
+        let summary = self.end(out, err)?;
+        Ok(Closed { capper: self, summary })
+    }
+
+    /// The end of the stream, for [`Capper::close`].
+    fn end(&mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<Summary, Error> {
         self.decide(out, err)?;
         if let Sniff::Binary(bytes) = self.sniff {
             // The line stands for the stream: the caps see it, the save
@@ -589,18 +623,37 @@ impl Capper {
             notice,
             saved_to,
             save_error,
-            ending: Ending::default(),
         })
     }
+}
 
-    /// Writes one notice line where notices go.
-    pub(crate) fn notify(
-        &mut self,
-        line: &[u8],
-        out: &mut dyn Write,
-        err: &mut dyn Write,
-    ) -> Result<(), Error> {
-        self.core.route.to(out, err).notice(line).map_err(Error::Write)
+/// A [`Capper`] whose stream has ended ([`Capper::close`]): what the cap
+/// held back is written, its [`Summary`] known, its notices not yet
+/// written.
+pub struct Closed {
+    capper: Capper,
+    summary: Summary,
+}
+
+impl Closed {
+    /// What the capper did; its `notice` is the cap's own, for the caller
+    /// to write with [`Closed::notify`].
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+
+    /// Writes one notice line, without its line ending, where
+    /// [`Options::notice`] sends notices: after the output on `out`, on
+    /// `err`, or nowhere (with [`Options::json`] too).
+    pub fn notify(&mut self, line: &[u8], out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Error> {
+        self.capper.core.route.to(out, err).notice(line).map_err(Error::Write)
+    }
+
+    /// Flushes `out` and `err`, and gives the summary.
+    pub fn finish(self, out: &mut dyn Write, err: &mut dyn Write) -> Result<Summary, Error> {
+        let Closed { mut capper, summary } = self;
+        capper.core.route.to(out, err).finish().map_err(Error::Write)?;
+        Ok(summary)
     }
 }
 

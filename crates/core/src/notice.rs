@@ -298,6 +298,13 @@ impl Notice {
         self.cap.as_deref()
     }
 
+    /// The lines that `keep` rescued, after the cap's notice: a header,
+    /// then each line; a rescued line is the input's bytes, which need not
+    /// be UTF-8.
+    pub fn rescued(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        self.rescued.iter().map(Vec::as_slice)
+    }
+
     /// Every line, without line endings; a rescued line is the input's
     /// bytes, which need not be UTF-8.
     pub fn lines(&self) -> impl Iterator<Item = &[u8]> + '_ {
@@ -323,35 +330,6 @@ pub fn line_truncated(width: u64, unit: &str) -> String {
     format!(" ... (line truncated to {width} {unit})")
 }
 
-/// The notice after the output of a command stopped by `--timeout`.
-pub fn timed_out(duration: &str) -> String {
-    format!("... (command timed out after {duration})")
-}
-
-/// The notice after the output of a filter stopped by a signal; `name`
-/// as `SIGTERM`.
-pub fn interrupted(name: &str) -> String {
-    format!("... (interrupted by {name})")
-}
-
-/// The last line of an MCP `bash` call whose command did not exit 0;
-/// `signal` names the signal that killed it, as `SIGKILL`.
-pub fn exit_status(code: i32, signal: Option<&str>) -> String {
-    match signal {
-        Some(name) => format!("(exit status {code}, killed by {name})"),
-        None => format!("(exit status {code})"),
-    }
-}
-
-/// The one line an MCP `bash` call shows in place of output that is not
-/// text: `bytes` of it, saved in `saved`.
-pub fn binary_output(bytes: u64, saved: Option<&str>) -> String {
-    match saved {
-        Some(path) => format!("(binary output, {bytes} bytes: not shown; full output: {path})"),
-        None => format!("(binary output, {bytes} bytes: not shown)"),
-    }
-}
-
 /// What `--binary hide` writes in place of an input with a NUL byte in
 /// its first [`BINARY_SNIFF`] bytes: one line, as the MCP `read` tool
 /// says it of a file.
@@ -362,11 +340,6 @@ pub fn binary(bytes: u64) -> String {
 /// How much of the start of the input decides that it is binary: a NUL
 /// byte in the first 8 KiB, as ripgrep decides it on its first read.
 pub const BINARY_SNIFF: usize = 8 * 1024;
-
-/// The live line of `--progress`.
-pub fn progress(mib: f64, lines: u64, mib_per_second: f64) -> String {
-    format!("capout: {mib:.1} MiB, {lines} lines read ({mib_per_second:.1} MiB/s)")
-}
 
 /// The line above the rescued lines of `--keep`.
 pub fn rescued_header(pattern: &str, matched: u64, shown: u64) -> String {

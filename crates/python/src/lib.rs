@@ -252,8 +252,10 @@ impl Summary {
         }
     }
 
-    fn of_report(config: &Options, r: &capout_core::Summary) -> Summary {
-        let notice = r.notice_lines().map(|lines| String::from_utf8_lossy(&lines.join(&b'\n')).into_owned());
+    fn of_report(config: &Options, ran: &capout::run::Ran) -> Summary {
+        let r = &ran.summary;
+        let notice =
+            ran.notice_lines().map(|lines| String::from_utf8_lossy(&lines.join(&b'\n')).into_owned());
         Summary {
             truncated: r.truncated,
             cap: config.cap.name(),
@@ -276,9 +278,9 @@ impl Summary {
             notice,
             saved_to: r.saved_to.as_ref().map(|p| p.display().to_string()),
             error: r.save_error.as_ref().map(ToString::to_string),
-            exit_code: r.ending.exit_code,
-            signal: r.ending.signal,
-            timed_out: r.ending.timed_out.is_some(),
+            exit_code: ran.ending.exit_code,
+            signal: ran.ending.signal,
+            timed_out: ran.ending.timed_out.is_some(),
         }
     }
 }
@@ -430,9 +432,8 @@ fn run(
         }
         _ => engine_error(&e),
     })?;
-    let ran = finished.summary.ok_or_else(|| PyRuntimeError::new_err("the output was closed"))?;
-    let mut summary = Summary::of_report(&config, &ran);
-    summary.exit_code = finished.ending.exit_code;
+    let summary = finished.summary.ok_or_else(|| PyRuntimeError::new_err("the output was closed"))?;
+    let summary = Summary::of_report(&config, &capout::run::Ran { summary, ending: finished.ending });
     out.shrink_to_fit();
     Ok(Result { output: PyBytes::new(py, &out).unbind(), summary: Py::new(py, summary)? })
 }

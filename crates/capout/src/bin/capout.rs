@@ -9,9 +9,9 @@ use std::sync::atomic::AtomicBool;
 
 use capout::cli::{self, Action};
 use capout::exit::Exit;
+use capout::run::{self, Ending, Ran};
 use capout::signals::{self, Interruptible, Signals};
 use capout::{command, completions, hook, pipe, seek};
-use capout_core::{Ending, Error, Summary};
 
 fn main() -> ExitCode {
     // `capout --mcp [--root DIR]` is a server, not a filter: an
@@ -102,26 +102,22 @@ fn main() -> ExitCode {
             // calls and fewer pieces, each with its fixed cost.
             config.read_size = pipe::INPUT_READ_SIZE;
             match Signals::catch(false) {
-                Ok(signals) => capout_core::run_with(
-                    &config,
-                    Interruptible::new(stdin, signals),
-                    &mut out,
-                    &mut err,
-                    |input| {
+                Ok(signals) => {
+                    run::run_with(&config, Interruptible::new(stdin, signals), &mut out, &mut err, |input| {
                         let interrupted = input.signal().map(rustix::process::Signal::as_raw);
                         Ending {
                             exit_code: interrupted.map_or(0, |s| 128 + s),
                             interrupted,
                             ..Ending::default()
                         }
-                    },
-                ),
-                Err(e) => capout_core::run(&config, Unreadable(Some(e)), &mut out, &mut err),
+                    })
+                }
+                Err(e) => run::run(&config, Unreadable(Some(e)), &mut out, &mut err),
             }
         }
         // Told as the input's first read error, so that --json still
         // prints its object.
-        Err(e) => capout_core::run(&config, Unreadable(Some(e)), &mut out, &mut err),
+        Err(e) => run::run(&config, Unreadable(Some(e)), &mut out, &mut err),
     };
     finish(&mut err, ran)
 }
@@ -181,15 +177,17 @@ fn serve_mcp(_: &std::path::Path) -> ExitCode {
 }
 
 /// The exit status of a filter-mode run, with its error on stderr.
-fn finish(err: &mut dyn Write, ran: Result<Summary, Error>) -> ExitCode {
+fn finish(err: &mut dyn Write, ran: Result<Ran, run::Error>) -> ExitCode {
     match ran {
-        Ok(summary) => match summary.save_error {
+        Ok(ran) => match ran.summary.save_error {
             Some(e) => fail(err, &e, Exit::Failure),
-            None => exit(&summary.ending),
+            None => exit(&ran.ending),
         },
         // A reader that stopped listening is not an error.
-        Err(Error::Write(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => fail(err, &e, Exit::of_error(&e)),
+        Err(run::Error::Run(capout_core::Error::Write(e))) if e.kind() == io::ErrorKind::BrokenPipe => {
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(err, &e, e.exit()),
     }
 }
 

@@ -14,6 +14,24 @@ use super::server::BASH_TIMEOUT;
 use super::tools::Tools;
 use super::transport::MAX_LINE;
 
+/// The last line of an MCP `bash` call whose command did not exit 0;
+/// `signal` names the signal that killed it, as `SIGKILL`.
+pub fn exit_status(code: i32, signal: Option<&str>) -> String {
+    match signal {
+        Some(name) => format!("(exit status {code}, killed by {name})"),
+        None => format!("(exit status {code})"),
+    }
+}
+
+/// The one line an MCP `bash` call shows in place of output that is not
+/// text: `bytes` of it, saved in `saved`.
+pub fn binary_output(bytes: u64, saved: Option<&str>) -> String {
+    match saved {
+        Some(path) => format!("(binary output, {bytes} bytes: not shown; full output: {path})"),
+        None => format!("(binary output, {bytes} bytes: not shown)"),
+    }
+}
+
 /// What the server tells the client of itself.
 pub const INSTRUCTIONS: &str = "Bounded tools: read pages files with offset/limit, grep searches with ripgrep, \
                                 bash runs a shell command. Every output is capped and ends with a notice \

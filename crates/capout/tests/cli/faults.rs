@@ -318,10 +318,10 @@ fn json_closes_the_object_when_reading_fails_after_output_streamed() {
         options
     };
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let result = capout_core::run(&config, FailsAfter(b"a\nb\n"), &mut out, &mut err);
+    let result = capout::run::run(&config, FailsAfter(b"a\nb\n"), &mut out, &mut err);
     let error = result.expect_err("reading failed");
     assert_eq!(error.to_string(), "error reading input: the disk went away");
-    assert_eq!(error.exit_code(), 1);
+    assert_eq!(error.exit(), capout::exit::Exit::Failure);
     let v: Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(
         (&v["output"], &v["error"], &v["exit_code"], &v["total_lines"]),

@@ -76,9 +76,11 @@ impl Tools {
                 // Nothing was cut, so what was kept is the whole output.
                 None => save_whole(&self.roots.saved, &out),
             };
-            out =
-                capout_core::binary_output(bytes, saved.as_ref().map(|p| p.display().to_string()).as_deref())
-                    .into_bytes();
+            out = crate::mcp::notice::binary_output(
+                bytes,
+                saved.as_ref().map(|p| p.display().to_string()).as_deref(),
+            )
+            .into_bytes();
             out.push(b'\n');
         }
         if let Some(e) = summary.and_then(|s| s.save_error) {
@@ -92,7 +94,7 @@ impl Tools {
             let shell = ending.exit_code.checked_sub(128).filter(|n| (1..=64).contains(n));
             let signal = ending.signal.or(shell).filter(|_| ending.timed_out.is_none());
             let name = signal.and_then(signal_hook::low_level::signal_name);
-            let _ = writeln!(out, "{}", capout_core::exit_status(ending.exit_code, name));
+            let _ = writeln!(out, "{}", crate::mcp::notice::exit_status(ending.exit_code, name));
         }
         Ok(String::from_utf8_lossy(&out).into_owned())
     }

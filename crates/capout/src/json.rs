@@ -11,11 +11,28 @@ use std::io::{self, Write};
 
 use serde_json::{Value, json};
 
-use crate::text::utf8;
-use crate::{CapSpec, Error, Limit, Options, Summary};
+use capout_core::{CapSpec, Limit, Options, Summary};
+
+use crate::run::{Error, Ran};
 
 /// What the object starts with: the `output` field, up to its text.
 const START: &[u8] = b"{\"output\":\"";
+
+/// The bytes at the end of `bytes` that begin a character, valid so far,
+/// that the next write completes: they wait for it, so that the object
+/// never depends on how writes split the output.
+fn incomplete_suffix(bytes: &[u8]) -> usize {
+    for back in 1..=bytes.len().min(3) {
+        let start = bytes.len() - back;
+        if bytes[start] & 0xC0 != 0x80 {
+            return match std::str::from_utf8(&bytes[start..]) {
+                Err(e) if e.error_len().is_none() => back,
+                _ => 0,
+            };
+        }
+    }
+    0
+}
 
 /// `text` escaped for the inside of a JSON string.
 fn escape(text: &str) -> String {
@@ -28,14 +45,15 @@ fn escape(text: &str) -> String {
 /// two writes held back. The object is started by the first write, so
 /// that a run that fails before it has written nothing that cannot be
 /// completed.
-pub(crate) struct Object<'a> {
+pub struct Object<'a> {
     out: &'a mut dyn Write,
     started: bool,
     held: Vec<u8>,
 }
 
 impl<'a> Object<'a> {
-    pub(crate) fn new(out: &'a mut dyn Write) -> Self {
+    /// The object, not yet started, to be written to `out`.
+    pub fn new(out: &'a mut dyn Write) -> Self {
         Object { out, started: false, held: Vec::new() }
     }
 
@@ -49,27 +67,27 @@ impl<'a> Object<'a> {
 
     /// Ends the object: with the summary's fields, or with the error that
     /// stopped the run, which is returned too.
-    pub(crate) fn end(
+    pub fn end(
         mut self,
         config: &Options,
-        ran: Result<Summary, Error>,
+        ran: Result<Ran, Error>,
         err: &mut dyn Write,
-    ) -> Result<Summary, Error> {
+    ) -> Result<Ran, Error> {
         let flushed = self.finish_output().and_then(|()| err.flush());
         let end = match &ran {
-            Ok(summary) => End {
-                summary: Some(summary),
-                exit_code: summary.ending.exit_code,
-                error: summary.save_error.as_ref().map(ToString::to_string),
+            Ok(ran) => End {
+                ran: Some(ran),
+                exit_code: ran.ending.exit_code,
+                error: ran.summary.save_error.as_ref().map(ToString::to_string),
             },
-            Err(e) => End { summary: None, exit_code: i32::from(e.exit_code()), error: Some(e.to_string()) },
+            Err(e) => End { ran: None, exit_code: i32::from(e.exit().code()), error: Some(e.to_string()) },
         };
         let out = self.out;
         let written =
             flushed.and_then(|()| writeln!(out, "{}", fields(config, &end))).and_then(|()| out.flush());
         // The error that stopped the run comes first; writing the object
         // may well fail the same way after it.
-        ran.and_then(|summary| written.map(|()| summary).map_err(Error::Write))
+        ran.and_then(|ran| written.map(|()| ran).map_err(|e| Error::Run(capout_core::Error::Write(e))))
     }
 
     /// The end of `output`: a character cut off at the very end is one
@@ -86,7 +104,7 @@ impl Write for Object<'_> {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
         self.start()?;
         self.held.extend_from_slice(bytes);
-        let whole = self.held.len() - utf8::incomplete_suffix(&self.held);
+        let whole = self.held.len() - incomplete_suffix(&self.held);
         self.out.write_all(escape(&String::from_utf8_lossy(&self.held[..whole])).as_bytes())?;
         self.held.drain(..whole);
         Ok(bytes.len())
@@ -101,7 +119,7 @@ impl Write for Object<'_> {
 struct End<'a> {
     /// What the run did; `None` when an error stopped it before the end
     /// of its input, and the totals are not known.
-    summary: Option<&'a Summary>,
+    ran: Option<&'a Ran>,
     /// The status capout exits with.
     exit_code: i32,
     /// The message of the error, when there was one.
@@ -121,9 +139,10 @@ fn unit(config: &Options) -> &'static str {
 /// What ends the object: the end of the `output` string, then the other
 /// fields. Invalid UTF-8 is written as U+FFFD.
 fn fields(config: &Options, end: &End) -> String {
-    let End { summary, exit_code, error } = end;
-    let notice = summary
-        .and_then(Summary::notice_lines)
+    let End { ran, exit_code, error } = end;
+    let summary = ran.map(|r| &r.summary);
+    let notice = ran
+        .and_then(Ran::notice_lines)
         .map(|lines| String::from_utf8_lossy(&lines.join(&b'\n')).into_owned());
     let limit = match config.cap.limit() {
         Limit::One(n) => json!(n),
@@ -150,8 +169,8 @@ fn fields(config: &Options, end: &End) -> String {
         ("total_tokens".to_owned(), json!(summary.and_then(|r| r.total_tokens))),
         ("tokenizer".to_owned(), json!(config.cap.is_token_cap().then(|| config.tokenizer.name()))),
         ("exit_code".to_owned(), json!(exit_code)),
-        ("signal".to_owned(), json!(summary.and_then(|r| r.ending.signal))),
-        ("timed_out".to_owned(), json!(summary.is_some_and(|r| r.ending.timed_out.is_some()))),
+        ("signal".to_owned(), json!(ran.and_then(|r| r.ending.signal))),
+        ("timed_out".to_owned(), json!(ran.is_some_and(|r| r.ending.timed_out.is_some()))),
         (
             "saved_to".to_owned(),
             json!(summary.and_then(|r| r.saved_to.as_ref()).map(|p| p.display().to_string())),
@@ -167,6 +186,18 @@ fn fields(config: &Options, end: &End) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn incomplete_suffix_holds_only_the_start_of_a_character() {
+        assert_eq!(incomplete_suffix(b"ab\xe2\x82"), 2);
+        assert_eq!(incomplete_suffix(b"ab\xf0\x9f\x98"), 3);
+        assert_eq!(incomplete_suffix(b"\xc3"), 1);
+        assert_eq!(incomplete_suffix(b"\xc3\xa9"), 0);
+        assert_eq!(incomplete_suffix(b"\xe0\x80"), 0);
+        assert_eq!(incomplete_suffix(b"\x80\x80\x80"), 0);
+        assert_eq!(incomplete_suffix(b"\xff"), 0);
+        assert_eq!(incomplete_suffix(b""), 0);
+    }
 
     #[test]
     fn escapes_what_json_strings_cannot_hold() {

@@ -9,8 +9,9 @@
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
+use capout_core::Totals;
+
 use crate::notice;
-use crate::text::count::Totals;
 
 /// At most ten updates a second.
 const EVERY: Duration = Duration::from_millis(100);
