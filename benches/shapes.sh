@@ -207,7 +207,7 @@ captures_seed() {
 
 source_seed() {
     # The sources in a fixed order, so the bytes depend on the commit alone.
-    find "$root/src" "$root/tests" "$root/benches" -name '*.rs' | LC_ALL=C sort | xargs cat
+    find "$root/crates" "$root/benches" -path "$root/crates/node/node_modules" -prune -o -name '*.rs' -print | LC_ALL=C sort | xargs cat
 }
 
 # Writes shape `$1` of `$size_mib` MiB to its file, unless it is there.
