@@ -110,7 +110,11 @@ export declare class Tools {
   grep(input: GrepInput): Promise<string>;
   /** `stop` (from `bashStopper()`) ends the call while it runs, when `bashStop(stop)` is called. */
   bash(command: string, timeout: number | undefined, stop: BashStop): Promise<string>;
-  /** Removes the folder of saved outputs. */
+  /**
+   * Ends the `bash` calls still running (their processes get SIGTERM and
+   * SIGKILL at once; their promises settle) and removes the folder of
+   * saved outputs. Safe while calls run, as at `process.exit`.
+   */
   close(): void;
 }
 

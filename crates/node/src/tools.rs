@@ -2,10 +2,12 @@
 //! same functions, roots and notices as `capout --mcp`, run off the
 //! event loop.
 
+use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use capout::command::Stop;
 use capout::mcp::leftovers::{self, Which};
@@ -30,8 +32,14 @@ pub struct JsTools {
     tools: Arc<Tools>,
     /// The saved outputs, under the server's bound on their total size.
     outputs: Arc<Saved>,
-    /// Removed by `close`, or when the object is collected.
-    saved: Option<tempfile::TempDir>,
+    /// Removed by `close`, or when the object is collected. Behind a
+    /// lock, as `close` takes the object shared: a running call holds it
+    /// (napi-rs keeps a call's borrow of the object until its promise
+    /// settles), and `close` must work then, as at `process.exit`.
+    saved: Mutex<Option<tempfile::TempDir>>,
+    /// The `bash` calls made and not yet ended, by number: what `close`
+    /// ends.
+    running: Arc<Mutex<HashMap<u64, Arc<Stop>>>>,
 }
 
 #[napi]
@@ -57,7 +65,12 @@ impl JsTools {
         let max = saved::saved_max().map_err(|e| Error::from_reason(format!("capout: {e}")))?;
         let outputs = Arc::new(Saved::new(saved_path.clone(), max));
         let tools = Tools::new(Roots::new(root, real, saved_path)).map_err(Error::from_reason)?;
-        Ok(JsTools { tools: Arc::new(tools), outputs, saved: Some(saved) })
+        Ok(JsTools {
+            tools: Arc::new(tools),
+            outputs,
+            saved: Mutex::new(Some(saved)),
+            running: Arc::default(),
+        })
     }
 
     /// The folder the whole outputs of `bash` are saved to.
@@ -91,14 +104,32 @@ impl JsTools {
         #[napi(ts_arg_type = "ExternalObject<'Stop'>")] stop: &External<Arc<Stop>>,
     ) -> Result<AsyncTask<Call>> {
         let timeout = whole("timeout", timeout)?.unwrap_or(BASH_TIMEOUT);
-        Ok(self.call(Work::Bash { command, timeout, stop: Arc::clone(stop) }))
+        // Numbered now, not when it starts, so that `close` ends a call
+        // still waiting for a thread of the pool too.
+        let call = CALLS.fetch_add(1, Ordering::Relaxed);
+        lock(&self.running).insert(call, Arc::clone(stop));
+        let running = Arc::clone(&self.running);
+        Ok(self.call(Work::Bash { command, timeout, stop: Arc::clone(stop), call, running }))
     }
 
-    /// Removes the folder of saved outputs; the tools still work, but the
-    /// outputs cut from then on are not saved where a notice says.
+    /// Ends the `bash` calls still running, and removes the folder of
+    /// saved outputs; the tools still work, but the outputs cut from then
+    /// on are not saved where a notice says.
+    ///
+    /// Each running call is stopped (its promise settles with what its
+    /// command wrote and its status) and its processes are ended at once, SIGTERM then SIGKILL
+    /// with no grace: `close` is what runs at `process.exit`, after which
+    /// no thread of this process sends another signal, and Node waits for
+    /// its pool's threads, so a call left running would hold the exit up
+    /// for as long as its command runs.
     #[napi]
-    pub fn close(&mut self) {
-        if let Some(saved) = self.saved.take() {
+    pub fn close(&self) {
+        let calls: Vec<(u64, Arc<Stop>)> = lock(&self.running).drain().collect();
+        for (call, stop) in calls {
+            stop.stop();
+            leftovers::end_unreaped(Which::Call(call), Duration::ZERO);
+        }
+        if let Some(saved) = lock(&self.saved).take() {
             let _ = saved.close();
         }
     }
@@ -106,6 +137,12 @@ impl JsTools {
     fn call(&self, work: Work) -> AsyncTask<Call> {
         AsyncTask::new(Call { tools: Arc::clone(&self.tools), outputs: Arc::clone(&self.outputs), work })
     }
+}
+
+/// The state behind `mutex`, even if a thread panicked holding it: a map
+/// and a folder, whole after any step.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// A number of the arguments as the server's schema has it: a whole
@@ -184,9 +221,21 @@ impl GrepInput {
 }
 
 enum Work {
-    Read { path: String, offset: u64, limit: Option<u64> },
+    Read {
+        path: String,
+        offset: u64,
+        limit: Option<u64>,
+    },
     Grep(GrepRequest),
-    Bash { command: String, timeout: u64, stop: Arc<Stop> },
+    Bash {
+        command: String,
+        timeout: u64,
+        stop: Arc<Stop>,
+        /// The call's number, which marks its processes.
+        call: u64,
+        /// The running calls of its tools, which it leaves once ended.
+        running: Arc<Mutex<HashMap<u64, Arc<Stop>>>>,
+    },
 }
 
 /// A way to end a `bash` call while it runs, for an `AbortSignal`: made
@@ -223,9 +272,10 @@ impl Task for Call {
         match &self.work {
             Work::Read { path, offset, limit } => tools.read(path, *offset, *limit),
             Work::Grep(request) => tools.grep(request),
-            Work::Bash { command, timeout, stop } => {
-                let call = CALLS.fetch_add(1, Ordering::Relaxed);
+            Work::Bash { command, timeout, stop, call, running } => {
+                let call = *call;
                 let ran = tools.bash(command, *timeout, vec![leftovers::mark(call)], Some(Arc::clone(stop)));
+                lock(running).remove(&call);
                 self.outputs.evict();
                 // What the command left running ends with the call, beside
                 // the reply rather than before it.
