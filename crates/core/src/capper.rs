@@ -325,12 +325,10 @@ impl Capper {
             render: config.render.map(Render::new),
             transforms: Transforms::new(config.strip_ansi, config.collapse_cr, config.limits.collapse_cr),
             held: Vec::new(),
-            // Room for a part and a character held back: it never grows.
-            transformed: if config.strip_ansi || config.collapse_cr {
-                PageBuf::with_capacity(crate::transform::PART + 4)
-            } else {
-                PageBuf::default()
-            },
+            // Grown as parts come, to a part and a character held back at
+            // most: a short output, as most commands print, never zeroes
+            // (and faults in) the pages of a whole part.
+            transformed: PageBuf::default(),
             core,
             sniff: if config.hide_binary { Sniff::Holding(Vec::new()) } else { Sniff::Off },
             stopped: false,

@@ -34,11 +34,9 @@ impl Transforms {
         Transforms {
             strip: strip_ansi.then(StripAnsi::default),
             collapse: collapse_cr.then(|| CollapseCr::new(collapse_limit)),
-            stripped: if strip_ansi && collapse_cr {
-                PageBuf::with_capacity(PART)
-            } else {
-                PageBuf::default()
-            },
+            // Grown as parts come: a short output never zeroes (and
+            // faults in) the pages of a whole part.
+            stripped: PageBuf::default(),
         }
     }
 
