@@ -688,7 +688,6 @@ where
     if args.is_empty() {
         args.push("capout".into());
     }
-    let program = args[0].clone();
     let mut layers = Vec::new();
     if let Some(defaults) = file.and_then(crate::profiles::ConfigFile::defaults) {
         layers.push(defaults);
@@ -703,10 +702,20 @@ where
         });
     }
     if layers.is_empty()
-        && let Some(args) = simple(&args)
+        && let Some(args) = simple(&args, file)
     {
         return args.into_action();
     }
+    parse_layers(args, file, layers)
+}
+
+/// [`try_parse_with`] by the parser, with the layers of defaults found.
+fn parse_layers(
+    args: Vec<OsString>,
+    file: Option<&crate::profiles::ConfigFile>,
+    mut layers: Vec<Layer>,
+) -> Result<Action, clap::Error> {
+    let program = args[0].clone();
     for layer in &layers {
         check_layer(&program, layer, &args, true)?;
     }
@@ -757,31 +766,97 @@ where
 
 /// The options of `args` (the first is the program's name) without
 /// building the parser, when they are none or one cap and its number, as
-/// in `capout -c 5000`: the parser costs more than the rest of a run on a
-/// small input. Anything else, a number clap would refuse included, is
-/// left to the parser (`None`), which gives the same options for these.
-fn simple(args: &[OsString]) -> Option<Args> {
+/// in `capout -c 5000`, or a built-in profile that `file` leaves as it is
+/// with `--save-dir DIR`, either or both, and then maybe `-- COMMAND
+/// [ARG]...`, as Claude Code's shell prefix runs every command: the
+/// parser costs more than the rest of a run on a small input. Anything
+/// else, a number clap would refuse included, is left to the parser
+/// (`None`), which gives the same options for these.
+fn simple(args: &[OsString], file: Option<&crate::profiles::ConfigFile>) -> Option<Args> {
     let mut parsed = Args::default();
-    match &args[1..] {
+    let mut words = &args[1..];
+    // Everything after the first `--` is the command's own: no word
+    // before it may be one that takes `--` for its value, as the forms
+    // below ensure.
+    if let Some(at) = words.iter().position(|w| w == "--") {
+        let command = &words[at + 1..];
+        if command.is_empty() {
+            return None;
+        }
+        parsed.command = command.to_vec();
+        words = &words[..at];
+    }
+    match words {
         [] => {}
-        [option, number] => {
-            let number = number.to_str().filter(|n| n.bytes().all(|b| b.is_ascii_digit()))?;
-            let number = number.parse::<u64>().ok().filter(|&n| n >= 1);
-            let (field, id) = match option.to_str()? {
-                "-c" | "--tail-chars" => (&mut parsed.tail_chars, "tail_chars"),
-                "-n" | "--head-lines" => (&mut parsed.head_lines, "head_lines"),
-                "--head-chars" => (&mut parsed.head_chars, "head_chars"),
-                "--tail-lines" => (&mut parsed.tail_lines, "tail_lines"),
-                "--tail-tokens" => (&mut parsed.tail_tokens, "tail_tokens"),
-                "--head-tokens" => (&mut parsed.head_tokens, "head_tokens"),
+        [option, number] if option != "--profile" && option != "--save-dir" => {
+            set_cap(&mut parsed, option.to_str()?, number.to_str()?)?;
+        }
+        _ => {
+            let (profile, save_dir) = match words {
+                [p, name] if p == "--profile" => (Some(name), None),
+                [s, dir] if s == "--save-dir" => (None, Some(dir)),
+                [p, name, s, dir] | [s, dir, p, name] if p == "--profile" && s == "--save-dir" => {
+                    (Some(name), Some(dir))
+                }
                 _ => return None,
             };
-            *field = Some(number?);
-            parsed.cap_order.push(id);
+            if let Some(dir) = save_dir {
+                // clap refuses an empty path, and takes a word that starts
+                // with `-` for an option.
+                if dir.is_empty() || dir.as_encoded_bytes()[0] == b'-' {
+                    return None;
+                }
+                parsed.save_dir = Some(PathBuf::from(dir));
+            }
+            if let Some(name) = profile {
+                let name = name.to_str()?;
+                let mut profile = crate::profiles::built_in(file, name)?.iter();
+                while let Some(&word) = profile.next() {
+                    match word {
+                        "--strip-ansi" => parsed.strip_ansi = true,
+                        "--collapse-cr" => parsed.collapse_cr = true,
+                        "--binary" => {
+                            parsed.binary = Some(match *profile.next()? {
+                                "hide" => BinaryArg::Hide,
+                                "show" => BinaryArg::Show,
+                                _ => return None,
+                            });
+                        }
+                        "--budget-chars" => parsed.budget_chars = Some(number(profile.next()?)?),
+                        cap => set_cap(&mut parsed, cap, profile.next()?)?,
+                    }
+                }
+                parsed.profile = Some(name.to_owned());
+            }
         }
-        _ => return None,
     }
     Some(parsed)
+}
+
+/// Sets the cap `option` to the number `text` in `parsed`, a cap not set before,
+/// when both are as the parser takes them without a question.
+fn set_cap(parsed: &mut Args, option: &str, text: &str) -> Option<()> {
+    if !parsed.cap_order.is_empty() {
+        return None;
+    }
+    let (field, id) = match option {
+        "-c" | "--tail-chars" => (&mut parsed.tail_chars, "tail_chars"),
+        "-n" | "--head-lines" => (&mut parsed.head_lines, "head_lines"),
+        "--head-chars" => (&mut parsed.head_chars, "head_chars"),
+        "--tail-lines" => (&mut parsed.tail_lines, "tail_lines"),
+        "--tail-tokens" => (&mut parsed.tail_tokens, "tail_tokens"),
+        "--head-tokens" => (&mut parsed.head_tokens, "head_tokens"),
+        "--max-matches" => (&mut parsed.max_matches, "max_matches"),
+        _ => return None,
+    };
+    *field = Some(number(text)?);
+    parsed.cap_order.push(id);
+    Some(())
+}
+
+/// A cap's number in plain digits, from 1 up, as `cap_value` takes it.
+fn number(text: &str) -> Option<u64> {
+    text.bytes().all(|b| b.is_ascii_digit()).then(|| text.parse::<u64>().ok()).flatten().filter(|&n| n >= 1)
 }
 
 /// Checks that `layer` makes sense alone and holds only options that can
@@ -1252,7 +1327,7 @@ mod tests {
             let words: Vec<OsString> =
                 std::iter::once("capout").chain(line.iter().copied()).map(Into::into).collect();
             let parsed = parse_words(&words).and_then(|m| resolve(&m, &[]));
-            match simple(&words) {
+            match simple(&words, None) {
                 Some(args) => assert_eq!(format!("{args:?}"), format!("{:?}", parsed.unwrap()), "{line:?}"),
                 // Left to the parser: a number it refuses.
                 None => assert!(parsed.is_err(), "{line:?}"),
@@ -1275,8 +1350,76 @@ mod tests {
         ] {
             let words: Vec<OsString> =
                 std::iter::once("capout").chain(line.iter().copied()).map(Into::into).collect();
-            assert!(simple(&words).is_none(), "{line:?}");
+            assert!(simple(&words, None).is_none(), "{line:?}");
         }
+    }
+
+    /// What `simple` makes of `line`, and what the parser makes of it,
+    /// with the config file `file`.
+    fn both_ways(line: &[&str], file: Option<&crate::profiles::ConfigFile>) -> (Option<String>, String) {
+        let words: Vec<OsString> =
+            std::iter::once("capout").chain(line.iter().copied()).map(Into::into).collect();
+        let fast = simple(&words, file).map(|args| format!("{:?}", args.into_action().map_err(|e| e.kind())));
+        let layers = file.and_then(crate::profiles::ConfigFile::defaults).into_iter().collect();
+        let parsed = format!("{:?}", parse_layers(words, file, layers).map_err(|e| e.kind()));
+        (fast, parsed)
+    }
+
+    #[test]
+    fn a_profile_save_dir_and_command_give_what_the_parser_gives() {
+        let lines: [&[&str]; 13] = [
+            &["--profile", "bash", "--save-dir", "/tmp/d", "--", "bash", "-c", "echo 'a b' -- --json"],
+            &["--save-dir", "/tmp/d", "--profile", "bash", "--", "true"],
+            &["--profile", "bash", "--", "true"],
+            &["--profile", "read", "--save-dir", "d"],
+            &["--profile", "grep"],
+            &["--profile", "grep", "--", "grep", "-r", "x"],
+            &["--save-dir", "/tmp/my dir", "--", "make", "--", "-c"],
+            &["--", "/bin/true"],
+            &["--", "--profile", "bash"],
+            &["-c", "5", "--", "seq", "10"],
+            &["--max-matches", "5"],
+            &["--tail-lines", "5", "--", "x"],
+            &["-n", "0", "--", "x"],
+        ];
+        for line in lines {
+            let (fast, parsed) = both_ways(line, None);
+            match fast {
+                Some(fast) => assert_eq!(fast, parsed, "{line:?}"),
+                None => assert!(parsed.starts_with("Err"), "{line:?}: {parsed}"),
+            }
+        }
+        // Left to the parser: what it alone knows how to combine.
+        for line in [
+            &["--profile", "bash", "-c", "5", "--", "x"][..],
+            &["--profile", "nosuch", "--", "x"],
+            &["--profile", "bash", "--profile", "read"],
+            &["--save-dir", "", "--", "x"],
+            &["--save-dir", "--", "x"],
+            &["--save-dir", "-x", "--", "x"],
+            &["--save-dir", "-", "--", "x"],
+            &["--profile", "bash", "--"],
+            &["--profile=bash", "--", "x"],
+            &["--save", "f", "--", "x"],
+            &["--profile", "bash", "--save-dir", "d", "--json", "--", "x"],
+            &["-c", "5", "-c", "6"],
+        ] {
+            assert_eq!(both_ways(line, None).0, None, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn a_profile_that_the_config_file_replaces_is_left_to_the_parser() {
+        let path = std::path::Path::new("/config.toml");
+        let file = crate::profiles::ConfigFile::parse(path, "[profile.bash]\ntail-chars = 100\n").unwrap();
+        let line = ["--profile", "bash", "--save-dir", "/tmp/d", "--", "true"];
+        let (fast, parsed) = both_ways(&line, Some(&file));
+        assert_eq!(fast, None);
+        assert!(parsed.contains("TailChars(100)"), "{parsed}");
+        // Another profile of the same file is still the built-in one.
+        let line = ["--profile", "read", "--", "true"];
+        let (fast, parsed) = both_ways(&line, Some(&file));
+        assert_eq!(fast, Some(parsed));
     }
 
     #[test]

@@ -211,6 +211,15 @@ pub fn layer(file: Option<&ConfigFile>, name: &str) -> Result<Option<Layer>, cla
     }))
 }
 
+/// The words of the built-in profile `name`, when `file` does not
+/// replace it.
+pub fn built_in(file: Option<&ConfigFile>, name: &str) -> Option<&'static [&'static str]> {
+    if file.is_some_and(|file| file.profiles.iter().any(|(n, _)| n == name)) {
+        return None;
+    }
+    BUILT_IN.iter().find(|(n, _)| *n == name).map(|(_, words)| *words)
+}
+
 /// The names of the profiles there are, for an error message: the first
 /// `KNOWN_NAMED` (20) of them, and how many more.
 pub fn known(file: Option<&ConfigFile>) -> String {

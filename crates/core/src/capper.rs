@@ -292,12 +292,10 @@ impl Capper {
             render: config.render.map(Render::new),
             transforms: Transforms::new(config.strip_ansi, config.collapse_cr, config.limits.collapse_cr),
             held: Vec::new(),
-            // Room for a part and a character held back: it never grows.
-            transformed: if config.strip_ansi || config.collapse_cr {
-                PageBuf::with_capacity(crate::transform::PART + 4)
-            } else {
-                PageBuf::default()
-            },
+            // Grown as parts come (see `feed`), to a part and a character
+            // held back: a short output, as most commands print, never
+            // zeroes (and faults in) the pages of a whole part.
+            transformed: PageBuf::default(),
             core,
             sniff: if config.hide_binary { Sniff::Holding(Vec::new()) } else { Sniff::Off },
             stopped: false,
@@ -474,6 +472,8 @@ impl Capper {
             // transforms write into stay small whatever the read size.
             for part in chunk.chunks(crate::transform::PART) {
                 let mut transformed = std::mem::take(&mut self.transformed);
+                // A character held back, and the part.
+                transformed.reserve_exact(part.len() + 4);
                 self.transforms.apply(part, &mut transformed);
                 let end = transformed.len() - utf8::incomplete_suffix(transformed.as_slice());
                 let fed = self.core.piece(&transformed.as_slice()[..end], false, out, err);

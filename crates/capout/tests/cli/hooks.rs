@@ -222,3 +222,36 @@ fn a_gemini_event_it_cannot_wrap_is_left_alone_with_one_line_on_stderr() {
         assert!(err.starts_with("capout: hook: gemini: ") && err.matches('\n').count() == 1, "{err}");
     }
 }
+
+#[test]
+fn the_prefix_keeps_a_profile_bash_that_the_config_file_replaces() {
+    let home = home();
+    init(home.path(), &[]);
+    let config = home.path().join("config");
+    std::fs::create_dir_all(config.join("capout")).unwrap();
+    std::fs::write(config.join("capout/config.toml"), "[profile.bash]\ntail-chars = 12\n").unwrap();
+    let cwd = home.path().join("cwd");
+    let script = format!("true && eval 'seq 100000' < /dev/null && pwd -P >| {}", cwd.display());
+    let out = std::process::Command::new(home.path().join(".claude/capout-claude-code"))
+        .arg(&script)
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", &config)
+        .env("TMPDIR", home.path().join("tmp"))
+        .env("SHELL", "/bin/bash")
+        .env_remove("CAPOUT_OPTS")
+        .env_remove("CAPOUT_CONFIG")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let saved = home.path().join("tmp").join(format!("capout-{}", rustix_uid()));
+    let (kept, notice) = text.split_once("\n... ").unwrap();
+    assert_eq!(kept, "9999\n100000");
+    assert!(
+        notice.starts_with(&format!(
+            "(truncated, showing last 12 chars; full output: {}/capout-",
+            saved.display()
+        )),
+        "{notice}"
+    );
+}

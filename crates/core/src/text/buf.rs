@@ -102,12 +102,28 @@ impl PageBuf {
         }
     }
 
+    /// Makes room for `more` bytes beyond those in use, growing to just
+    /// that when it must grow: for a buffer whose largest need is known,
+    /// so that it never holds twice that.
+    #[inline]
+    pub fn reserve_exact(&mut self, more: usize) {
+        if more > self.capacity() - self.len {
+            let need = self.len.checked_add(more).expect("buffer size overflows usize");
+            self.grow_to(need);
+        }
+    }
+
     /// A new allocation, aligned again, of at least twice the capacity,
     /// with room for `more` bytes beyond those in use.
     #[cold]
     fn grow(&mut self, more: usize) {
         let need = self.len.checked_add(more).expect("buffer size overflows usize");
-        let capacity = need.max(self.capacity().saturating_mul(2));
+        self.grow_to(need.max(self.capacity().saturating_mul(2)));
+    }
+
+    /// A new allocation, aligned again, of `capacity` bytes.
+    #[cold]
+    fn grow_to(&mut self, capacity: usize) {
         let bytes = vec![0; capacity + PAGE];
         let start = (PAGE - bytes.as_ptr().addr() % PAGE) % PAGE;
         let mut grown = PageBuf { bytes, start, len: self.len };

@@ -34,11 +34,9 @@ impl Transforms {
         Transforms {
             strip: strip_ansi.then(StripAnsi::default),
             collapse: collapse_cr.then(|| CollapseCr::new(collapse_limit)),
-            stripped: if strip_ansi && collapse_cr {
-                PageBuf::with_capacity(PART)
-            } else {
-                PageBuf::default()
-            },
+            // Grown to the parts that come (see `apply`): a short output
+            // never zeroes (and faults in) the pages of a whole part.
+            stripped: PageBuf::default(),
         }
     }
 
@@ -58,6 +56,8 @@ impl Transforms {
         match &mut self.collapse {
             Some(collapse) => {
                 self.stripped.clear();
+                // Stripping only removes bytes.
+                self.stripped.reserve_exact(input.len());
                 strip.apply(input, &mut self.stripped);
                 collapse.apply(self.stripped.as_slice(), out);
             }
