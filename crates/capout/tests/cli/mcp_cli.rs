@@ -98,14 +98,25 @@ fn the_bash_tool_runs_after_the_servers_own_file_is_removed() {
     std::fs::copy(env!("CARGO_BIN_EXE_capout-mcp"), &server).unwrap();
     let mut cmd = std::process::Command::new(&server);
     crate::common::clean_env(&mut cmd);
-    let mut child = cmd
-        .args(["--root"])
+    cmd.args(["--root"])
         .arg(dir.path())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+        .stderr(std::process::Stdio::null());
+    // A test running beside this one may fork while the copy is still
+    // open for writing: its child holds the file open until it executes,
+    // and until then the kernel refuses to execute the copy (ETXTBSY).
+    // That passes within the child's fork-to-exec; try again a while.
+    let mut tries = 0;
+    let mut child = loop {
+        match cmd.spawn() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 500 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            spawned => break spawned.unwrap(),
+        }
+    };
     let mut input = child.stdin.take().unwrap();
     let mut output = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
