@@ -16,6 +16,9 @@
 # capout; they are measured, never checked. benches/rss-guard.sh is
 # the check CI runs.
 #
+# CAPOUT_BENCH_BIN names a capout executable to measure instead of
+# building one (an earlier build, to compare in one sitting).
+#
 # Needs /usr/bin/time (Debian package `time`). The input is generated on
 # the fly, so it takes no disk space.
 set -euo pipefail
@@ -27,10 +30,14 @@ if [[ ${1:-} == --check ]]; then
 fi
 size_mib=${1:-2048}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cargo build --release --quiet --bin capout --manifest-path "$root/Cargo.toml"
-target_dir=$(cargo metadata --format-version 1 --no-deps --manifest-path "$root/Cargo.toml" |
-    sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
-capout=$target_dir/release/capout
+if [[ -n ${CAPOUT_BENCH_BIN:-} ]]; then
+    capout=$CAPOUT_BENCH_BIN
+else
+    cargo build --release --quiet --bin capout --manifest-path "$root/Cargo.toml"
+    target_dir=$(cargo metadata --format-version 1 --no-deps --manifest-path "$root/Cargo.toml" |
+        sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+    capout=$target_dir/release/capout
+fi
 
 lines() {
     yes $'2026-11-30T12:00:00Z \e[32mINFO\e[0m worker-3 request served: caf\u00e9 \u2713 10%\r50%\r100%' |
