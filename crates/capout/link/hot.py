@@ -1,0 +1,65 @@
+"""Writes the hot block of cold.ld from callgrind profiles (see hot.sh).
+
+Usage: hot.py BINARY COLD_LD PROFILE...
+"""
+import re
+import subprocess
+import sys
+
+BEGIN = "/* hot: written by link/hot.sh */"
+END = "/* end of hot */"
+WHY = """/* The functions that the filter's bounded runs execute, before the rest
+   of .text: the code that every run executes first, then code that the
+   same runs share, together. The rare code's rules above come first in
+   this script, so a function of a rare module stays with the rare code. */"""
+
+
+def text_range(binary):
+    sections = subprocess.run(["readelf", "-SW", binary], capture_output=True, text=True, check=True).stdout
+    m = re.search(r"\]\s+\.text\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", sections)
+    start = int(m.group(1), 16)
+    return start, start + int(m.group(2), 16)
+
+
+def pattern(name):
+    """The name without what changes from build to build: the hash of a
+    legacy name, the crate disambiguators of a v0 name."""
+    name = re.sub(r"17h[0-9a-f]{16}E$", "17h*E", name)
+    return re.sub(r"Cs[0-9A-Za-z]+_", "Cs*_", name)
+
+
+def main():
+    binary, script, profiles = sys.argv[1], sys.argv[2], sys.argv[3:]
+    lo, hi = text_range(binary)
+    symbols = set()
+    for line in subprocess.run(["nm", binary], capture_output=True, text=True, check=True).stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "tT" and lo <= int(parts[0], 16) < hi:
+            symbols.add(parts[2])
+    runs = {}
+    for number, path in enumerate(profiles):
+        with open(path, errors="replace") as f:
+            for line in f:
+                m = re.match(r"c?fn=\(\d+\) (.+)", line)
+                if m and m.group(1).strip() in symbols:
+                    runs.setdefault(m.group(1).strip(), set()).add(number)
+    # Code that more runs execute first; among the same count, code that
+    # the same runs execute together.
+    order = sorted(runs, key=lambda n: (-len(runs[n]), sorted(runs[n]), n))
+    patterns = list(dict.fromkeys(pattern(n) for n in order))
+    lines = "\n".join(f"        *(.text.{p} .text.unlikely.{p})" for p in patterns)
+    block = (
+        f"{BEGIN}\n{WHY}\nSECTIONS\n{{\n    .text.hot : {{\n{lines}\n    }}\n}}\nINSERT BEFORE .text;\n{END}\n"
+    )
+    text = open(script).read()
+    if BEGIN in text:
+        text = text[: text.index(BEGIN)] + block + text[text.index(END) + len(END) + 1 :]
+    else:
+        text += "\n" + block
+    with open(script, "w") as f:
+        f.write(text)
+    print(f"{len(patterns)} functions in the hot block")
+
+
+if __name__ == "__main__":
+    main()
