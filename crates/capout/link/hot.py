@@ -14,11 +14,15 @@ WHY = """/* The functions that the filter's bounded runs execute, before the res
    this script, so a function of a rare module stays with the rare code. */"""
 
 
-def text_range(binary):
+def text_ranges(binary):
+    """Where .text and the hot block the script wrote before lie: a function
+    in either is one the block may name; one in .text.cold stays there."""
     sections = subprocess.run(["readelf", "-SW", binary], capture_output=True, text=True, check=True).stdout
-    m = re.search(r"\]\s+\.text\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", sections)
-    start = int(m.group(1), 16)
-    return start, start + int(m.group(2), 16)
+    ranges = []
+    for m in re.finditer(r"\]\s+\.text(?:\.hot)?\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", sections):
+        start = int(m.group(1), 16)
+        ranges.append((start, start + int(m.group(2), 16)))
+    return ranges
 
 
 def pattern(name):
@@ -30,11 +34,11 @@ def pattern(name):
 
 def main():
     binary, script, profiles = sys.argv[1], sys.argv[2], sys.argv[3:]
-    lo, hi = text_range(binary)
+    ranges = text_ranges(binary)
     symbols = set()
     for line in subprocess.run(["nm", binary], capture_output=True, text=True, check=True).stdout.splitlines():
         parts = line.split()
-        if len(parts) == 3 and parts[1] in "tT" and lo <= int(parts[0], 16) < hi:
+        if len(parts) == 3 and parts[1] in "tT" and any(lo <= int(parts[0], 16) < hi for lo, hi in ranges):
             symbols.add(parts[2])
     runs = {}
     for number, path in enumerate(profiles):
