@@ -11,28 +11,13 @@ use std::io::{self, Write};
 
 use serde_json::{Value, json};
 
+use capout_core::internals::incomplete_suffix;
 use capout_core::{CapSpec, Limit, Options, Summary};
 
 use crate::run::{Error, Ran};
 
 /// What the object starts with: the `output` field, up to its text.
 const START: &[u8] = b"{\"output\":\"";
-
-/// The bytes at the end of `bytes` that begin a character, valid so far,
-/// that the next write completes: they wait for it, so that the object
-/// never depends on how writes split the output.
-fn incomplete_suffix(bytes: &[u8]) -> usize {
-    for back in 1..=bytes.len().min(3) {
-        let start = bytes.len() - back;
-        if bytes[start] & 0xC0 != 0x80 {
-            return match std::str::from_utf8(&bytes[start..]) {
-                Err(e) if e.error_len().is_none() => back,
-                _ => 0,
-            };
-        }
-    }
-    0
-}
 
 /// `text` escaped for the inside of a JSON string.
 fn escape(text: &str) -> String {
@@ -186,18 +171,6 @@ fn fields(config: &Options, end: &End) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn incomplete_suffix_holds_only_the_start_of_a_character() {
-        assert_eq!(incomplete_suffix(b"ab\xe2\x82"), 2);
-        assert_eq!(incomplete_suffix(b"ab\xf0\x9f\x98"), 3);
-        assert_eq!(incomplete_suffix(b"\xc3"), 1);
-        assert_eq!(incomplete_suffix(b"\xc3\xa9"), 0);
-        assert_eq!(incomplete_suffix(b"\xe0\x80"), 0);
-        assert_eq!(incomplete_suffix(b"\x80\x80\x80"), 0);
-        assert_eq!(incomplete_suffix(b"\xff"), 0);
-        assert_eq!(incomplete_suffix(b""), 0);
-    }
 
     #[test]
     fn escapes_what_json_strings_cannot_hold() {

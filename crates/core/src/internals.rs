@@ -3,7 +3,7 @@
 
 pub use crate::render::Screen;
 pub use crate::search::matcher::{LINE_LIMIT, Matcher};
-pub use crate::text::utf8::is_continuation;
+pub use crate::text::utf8::{incomplete_suffix, is_continuation};
 pub use crate::transform::COLLAPSE_LIMIT;
 
 /// Every total of `input`, counted in pieces of [`READ_SIZE`](crate::READ_SIZE)
