@@ -17,6 +17,11 @@
 #   CAPOUT_BENCH_SPLIT  set to 1: in the pipe cases, always put the writer
 #                       on CPU 0 and the reader on CPU 1, the slow placement
 #                       that a larger pipe buffer helps most
+#   CAPOUT_BENCH_CLOCK  `wall` (the default): wall time of the whole row,
+#                       median of the runs; `cpu`: CPU time, user + system,
+#                       of the measured command alone (for a pipe, the
+#                       reader: `cat` writes the same bytes for both sides),
+#                       best of the runs, as benches/shapes.sh times
 #
 # Needs bash 5 (for $EPOCHREALTIME), cargo, awk and coreutils, and taskset
 # (util-linux) for CAPOUT_BENCH_CPUS. Peak RSS comes from /usr/bin/time
@@ -27,9 +32,14 @@ set -euo pipefail
 size_mib=${1:-${CAPOUT_BENCH_MIB:-512}}
 runs=${CAPOUT_BENCH_RUNS:-5}
 reps=${CAPOUT_BENCH_REPS:-200}
+clock=${CAPOUT_BENCH_CLOCK:-wall}
 
 if [[ ! $size_mib =~ ^[1-9][0-9]*$ ]]; then
     echo "compare.sh: size must be a whole number of MiB, not '$size_mib'" >&2
+    exit 2
+fi
+if [[ $clock != wall && $clock != cpu ]]; then
+    echo "compare.sh: CAPOUT_BENCH_CLOCK must be wall or cpu, not '$clock'" >&2
     exit 2
 fi
 if [[ -z ${EPOCHREALTIME:-} ]]; then
@@ -70,6 +80,23 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 big=$tmp/big.log
 small=$tmp/small.log
+
+# The prefix of every measured command: nothing for wall time; for CPU
+# time, cpu_of, which runs the command in a subshell of its own and adds
+# that subshell's `times` (its children's user and system time, to the
+# millisecond) to a file.
+measure=()
+if [[ $clock == cpu ]]; then
+    measure=(cpu_of)
+fi
+cpu_of() {
+    (
+        "$@"
+        status=$?
+        times >>"$tmp/cpu"
+        exit "$status"
+    )
+}
 
 # --- input ---------------------------------------------------------------
 
@@ -122,17 +149,30 @@ fail() {
 # Seconds since the epoch, to the microsecond, without a fork.
 now() { echo "$EPOCHREALTIME"; }
 
-# Runs the shell code `$1` and prints its wall time in milliseconds.
+# Runs the shell code `$1` and prints its time in milliseconds: the wall
+# time of all of it, or the CPU time of its measured commands.
 time_once() {
     local start end
+    if [[ $clock == cpu ]]; then
+        : >"$tmp/cpu"
+        eval "$1" || fail "$1"
+        # `times` prints the shell's own time, then its children's.
+        awk 'NR % 2 == 0 {
+            for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] }
+        } END { printf "%.3f\n", s * 1000 }' "$tmp/cpu"
+        return
+    fi
     start=$(now)
     eval "$1" || fail "$1"
     end=$(now)
     awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }'
 }
 
-# Reads numbers, one a line; prints their median, lowest and highest.
-summary() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)], v[1], v[NR] }'; }
+# Reads numbers, one a line; prints the figure (the median of wall times,
+# the best of CPU times), the lowest and the highest.
+summary() {
+    sort -g | awk -v c="$clock" '{ v[NR] = $1 } END { print c == "cpu" ? v[1] : v[int((NR + 1) / 2)], v[1], v[NR] }'
+}
 
 rows=()
 
@@ -171,35 +211,39 @@ startup_tail() {
     for ((i = 0; i < reps; i++)); do tail -c 5000 <"$small" >/dev/null; done
 }
 
-echo "timing, median of $runs alternating runs ..." >&2
+if [[ $clock == cpu ]]; then
+    echo "timing, CPU time, best of $runs alternating runs ..." >&2
+else
+    echo "timing, median of $runs alternating runs ..." >&2
+fi
 # The commands are shell code that compare evaluates, hence single quotes.
 # shellcheck disable=SC2016
 {
     compare 'capout -c 5000 < file  vs  cat < file' \
-        '"$capout" -c 5000 <"$big" >/dev/null' 'cat <"$big" >/dev/null' 1.2
+        '"${measure[@]}" "$capout" -c 5000 <"$big" >/dev/null' '"${measure[@]}" cat <"$big" >/dev/null' 1.2
     compare 'capout -n 500 < file   vs  wc -l < file' \
-        '"$capout" -n 500 <"$big" >/dev/null' 'wc -l <"$big" >/dev/null' 1.0
+        '"${measure[@]}" "$capout" -n 500 <"$big" >/dev/null' '"${measure[@]}" wc -l <"$big" >/dev/null' 1.0
     compare 'pipe: capout -c 5000   vs  tail -c 5000' \
-        '"${writer[@]}" cat "$big" | "${reader[@]}" "$capout" -c 5000 >/dev/null' \
-        '"${writer[@]}" cat "$big" | "${reader[@]}" tail -c 5000 >/dev/null' 0.5
+        '"${writer[@]}" cat "$big" | "${measure[@]}" "${reader[@]}" "$capout" -c 5000 >/dev/null' \
+        '"${writer[@]}" cat "$big" | "${measure[@]}" "${reader[@]}" tail -c 5000 >/dev/null' 0.5
     compare 'pipe: capout -n 500    vs  wc -l' \
-        '"${writer[@]}" cat "$big" | "${reader[@]}" "$capout" -n 500 >/dev/null' \
-        '"${writer[@]}" cat "$big" | "${reader[@]}" wc -l >/dev/null' 0.5
+        '"${writer[@]}" cat "$big" | "${measure[@]}" "${reader[@]}" "$capout" -n 500 >/dev/null' \
+        '"${writer[@]}" cat "$big" | "${measure[@]}" "${reader[@]}" wc -l >/dev/null' 0.5
     compare 'pipe: capout -m 50     vs  wc -l' \
-        '"${writer[@]}" cat "$big" | "${reader[@]}" "$capout" -m 50 >/dev/null' \
-        '"${writer[@]}" cat "$big" | "${reader[@]}" wc -l >/dev/null' 0.5
+        '"${writer[@]}" cat "$big" | "${measure[@]}" "${reader[@]}" "$capout" -m 50 >/dev/null' \
+        '"${writer[@]}" cat "$big" | "${measure[@]}" "${reader[@]}" wc -l >/dev/null' 0.5
     compare "1 KiB x ${reps}: capout    vs  tail -c 5000" \
-        startup_capout startup_tail 1.5
+        '"${measure[@]}" startup_capout' '"${measure[@]}" startup_tail' 1.5
     # The token caps against the character caps of the same reach
     # (a token is about four characters).
     compare 'file: --tail-tokens 5000 vs -c 20000' \
-        '"$capout" --tail-tokens 5000 <"$big" >/dev/null' '"$capout" -c 20000 <"$big" >/dev/null' 1.5
+        '"${measure[@]}" "$capout" --tail-tokens 5000 <"$big" >/dev/null' '"${measure[@]}" "$capout" -c 20000 <"$big" >/dev/null' 1.5
     compare 'pipe: --tail-tokens 5000 vs -c 20000' \
-        '"${writer[@]}" cat "$big" | "${reader[@]}" "$capout" --tail-tokens 5000 >/dev/null' \
-        '"${writer[@]}" cat "$big" | "${reader[@]}" "$capout" -c 20000 >/dev/null' 1.5
+        '"${writer[@]}" cat "$big" | "${measure[@]}" "${reader[@]}" "$capout" --tail-tokens 5000 >/dev/null' \
+        '"${writer[@]}" cat "$big" | "${measure[@]}" "${reader[@]}" "$capout" -c 20000 >/dev/null' 1.5
     compare 'json: --tail-tokens 5000 vs -c 20000' \
-        '"${writer[@]}" cat "$big" | "${reader[@]}" "$capout" --tail-tokens 5000 --json >/dev/null' \
-        '"${writer[@]}" cat "$big" | "${reader[@]}" "$capout" -c 20000 --json >/dev/null' 1.5
+        '"${writer[@]}" cat "$big" | "${measure[@]}" "${reader[@]}" "$capout" --tail-tokens 5000 --json >/dev/null' \
+        '"${writer[@]}" cat "$big" | "${measure[@]}" "${reader[@]}" "$capout" -c 20000 --json >/dev/null' 1.5
 }
 
 # --- memory --------------------------------------------------------------
@@ -252,7 +296,7 @@ done
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
 echo
 echo "capout $("$capout" --version | awk '{ print $2 }'), input ${size_mib} MiB of log lines," \
-    "$(nproc --all) CPUs (${cpu:-unknown CPU}), median of $runs runs"
+    "$(nproc --all) CPUs (${cpu:-unknown CPU}), $([[ $clock == cpu ]] && echo "CPU time, best" || echo "wall time, median") of $runs runs"
 echo "pinned to CPUs: ${CAPOUT_BENCH_CPUS:-no}; pipe ends split over CPUs 0 and 1: ${CAPOUT_BENCH_SPLIT:-no}"
 echo "load average before: $load_before, after: $(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 echo

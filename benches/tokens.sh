@@ -14,7 +14,9 @@
 #   CAPOUT_BENCH_CALLS    calls on 1 KiB per timing (default 200)
 #   CAPOUT_BENCH_EXACT    set to 0 to leave out the exact tokenizer (its
 #                         build needs the feature exact-tokens)
-#   CAPOUT_BIN            a capout to time instead of building one
+#   CAPOUT_BENCH_BIN      a capout to time instead of building one (an
+#                         earlier build, to compare in one sitting, as the
+#                         other benches take it; CAPOUT_BIN is the old name)
 #
 # capout is built without default features (no MCP server), as peak RSS is
 # meant to be read; the exact tokenizer's rows use a second build with
@@ -40,9 +42,10 @@ trap 'rm -rf "$tmp"' EXIT
 target_dir=$(cargo metadata --format-version 1 --no-deps --manifest-path "$root/Cargo.toml" |
     sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
 
-if [[ -n ${CAPOUT_BIN:-} ]]; then
-    capout=$CAPOUT_BIN
-    exact=$CAPOUT_BIN
+bin=${CAPOUT_BENCH_BIN:-${CAPOUT_BIN:-}}
+if [[ -n $bin ]]; then
+    capout=$(realpath "$bin")
+    exact=$capout
 else
     echo "building capout (--release) ..." >&2
     cargo build --release --quiet --manifest-path "$root/Cargo.toml"
