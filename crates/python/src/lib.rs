@@ -217,13 +217,7 @@ fn unit(config: &Options) -> &'static str {
 
 impl Summary {
     fn of(config: &Options, s: &capout_core::Summary) -> Summary {
-        let notice = s.notice.as_ref().map(ToString::to_string).filter(|n| !n.is_empty());
-        // A page, as `--json` gives it: the first and last shown of a
-        // paging cap, and the next offset while more follows.
-        let page = match (s.first, s.last) {
-            (Some(first), Some(last)) if s.paged => Some((first, last, s.next_offset)),
-            _ => None,
-        };
+        let page = s.page();
         Summary {
             truncated: s.truncated,
             cap: config.cap.name(),
@@ -238,12 +232,12 @@ impl Summary {
             total_lines: s.totals.lines(),
             matches: s.matches,
             omitted: if s.truncated { s.omitted } else { Some(0) },
-            first: page.map(|p| p.0),
-            last: page.map(|p| p.1),
-            next_offset: page.and_then(|p| p.2),
+            first: page.map(|p| p.first),
+            last: page.map(|p| p.last),
+            next_offset: page.and_then(|p| p.next_offset),
             total_tokens: s.total_tokens,
             tokenizer: config.cap.is_token_cap().then(|| config.tokenizer.name()),
-            notice,
+            notice: s.notice.as_ref().map(ToString::to_string).filter(|n| !n.is_empty()),
             saved_to: s.saved_to.as_ref().map(|p| p.display().to_string()),
             error: s.save_error.as_ref().map(ToString::to_string),
             exit_code: 0,
@@ -252,35 +246,15 @@ impl Summary {
         }
     }
 
+    /// A command's run: the filter's summary, with the notice lines that
+    /// the command's ending adds and how it ended.
     fn of_report(config: &Options, ran: &capout::run::Ran) -> Summary {
-        let r = &ran.summary;
-        let notice =
-            ran.notice_lines().map(|lines| String::from_utf8_lossy(&lines.join(&b'\n')).into_owned());
         Summary {
-            truncated: r.truncated,
-            cap: config.cap.name(),
-            limit: match config.cap.limit() {
-                Limit::One(n) => (n, None),
-                Limit::Pair(h, t) => (h, Some(t)),
-            },
-            budget: config.budget,
-            unit: unit(config),
-            total_bytes: r.totals.bytes(),
-            total_chars: r.totals.chars(),
-            total_lines: r.totals.lines(),
-            matches: r.matches,
-            omitted: if r.truncated { r.omitted } else { Some(0) },
-            first: r.page().map(|p| p.first),
-            last: r.page().map(|p| p.last),
-            next_offset: r.page().and_then(|p| p.next_offset),
-            total_tokens: r.total_tokens,
-            tokenizer: config.cap.is_token_cap().then(|| config.tokenizer.name()),
-            notice,
-            saved_to: r.saved_to.as_ref().map(|p| p.display().to_string()),
-            error: r.save_error.as_ref().map(ToString::to_string),
+            notice: ran.notice_lines().map(|lines| String::from_utf8_lossy(&lines.join(&b'\n')).into_owned()),
             exit_code: ran.ending.exit_code,
             signal: ran.ending.signal,
             timed_out: ran.ending.timed_out.is_some(),
+            ..Summary::of(config, &ran.summary)
         }
     }
 }
