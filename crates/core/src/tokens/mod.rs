@@ -432,6 +432,14 @@ mod price {
     pub const SYMBOL_4: u64 = 2000;
     /// A run of white space.
     pub const SPACES: u64 = 1000;
+    /// Each line of spaces after the first line of a run of white space,
+    /// when it holds as many as `o200k_base` merges with the newlines
+    /// around it (`\n    \n` is one token, `  \n  \n` one, `   \n   \n`
+    /// two): 1, 2, 4, 8, 12 or 16 bytes before `\n`, 4 or 8 before
+    /// `\r\n`; other lines cost `SPACES`. And the spaces after the last
+    /// newline of white space while nothing follows them, so that no line
+    /// that ends them makes the estimate drop.
+    pub const BLANK: u64 = 500;
     /// ESC, a token of its own: `o200k_base` and `cl100k_base` merge it
     /// with nothing, so the `[` of `\x1b[1;32m` is one more.
     pub const ESC: u64 = 1000;
@@ -556,10 +564,20 @@ fn long_run(len: u64, cr: u64) -> u64 {
 }
 
 /// What `bytes` of spaces before a run of newlines add to it (a blank line
-/// of many spaces or tabs is more than a token).
+/// of many spaces or tabs is more than a token), `cr` when the run starts
+/// with `\r`; `after` when a line of the same white space came before
+/// them, which makes the line a blank one of its own (`BLANK` or
+/// `SPACES`).
 #[inline]
-fn fill_cost(bytes: u64) -> u64 {
-    if bytes <= price::FILL { 0 } else { (bytes - 1) / price::FILL_BYTES_PER_TOKEN * SCALE }
+fn fill_cost(bytes: u64, after: bool, cr: bool) -> u64 {
+    let fill = if bytes <= price::FILL { 0 } else { (bytes - 1) / price::FILL_BYTES_PER_TOKEN * SCALE };
+    let merged = if cr { matches!(bytes, 4 | 8) } else { matches!(bytes, 1 | 2 | 4 | 8 | 12 | 16) };
+    let line = match (after, merged) {
+        (false, _) => 0,
+        (true, true) => price::BLANK,
+        (true, false) => price::SPACES,
+    };
+    fill + line
 }
 
 /// What the run of `len` bytes of newlines that ends punctuation (`;\n`)
@@ -747,7 +765,9 @@ impl Estimator {
     /// in `nl` runs of newlines.
     #[inline]
     fn nl_cost(&self, nl: u64) -> u64 {
-        floor(price::SPACES * nl + self.nl_extra + long_run(self.run_len, self.run_cr), self.nl_bytes)
+        // The lines after the first are priced in `nl_extra`.
+        let _ = nl;
+        floor(price::SPACES + self.nl_extra + long_run(self.run_len, self.run_cr), self.nl_bytes)
     }
 
     /// What pending white space costs.
@@ -758,7 +778,8 @@ impl Estimator {
             c += self.nl_cost(nl);
         }
         if spaces > 0 {
-            c += floor(price::SPACES, self.bytes - self.nl_bytes);
+            let price = if nl > 0 { price::BLANK } else { price::SPACES };
+            c += floor(price, self.bytes - self.nl_bytes);
         }
         c
     }
@@ -1125,8 +1146,8 @@ impl Estimator {
                     if nl == 0 || spaces > 0 {
                         // A new run of newlines: the last is priced, and
                         // the spaces before this one.
-                        self.nl_extra +=
-                            long_run(self.run_len, self.run_cr) + fill_cost(bytes - self.nl_bytes);
+                        self.nl_extra += long_run(self.run_len, self.run_cr)
+                            + fill_cost(bytes - self.nl_bytes, nl > 0, c == b'\r');
                         self.run_len = 0;
                         self.run_cr = 0;
                         nl += 1;
@@ -1284,8 +1305,8 @@ impl Estimator {
                     // keep the estimate from dropping as it grows): they
                     // end a run of newlines, priced by its length.
                     let nl = if nl == 0 || spaces > 0 {
-                        self.nl_extra +=
-                            long_run(self.run_len, self.run_cr) + fill_cost(self.bytes - self.nl_bytes);
+                        self.nl_extra += long_run(self.run_len, self.run_cr)
+                            + fill_cost(self.bytes - self.nl_bytes, nl > 0, extra > 0);
                         self.run_len = 0;
                         self.run_cr = 0;
                         nl + 1
