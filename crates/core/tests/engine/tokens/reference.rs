@@ -164,7 +164,7 @@ mod price {
     ];
     pub const CAPS_MORE: [u64; 3] = [400, 250, 300];
     /// Each rare pair of letters, by prefix.
-    pub const RARE: [u64; 3] = [300, 600, 600];
+    pub const RARE: [u64; 3] = [300, 600, 350];
     /// What a word led by punctuation that seldom merges with it costs
     /// more ([`LEADS`]).
     pub const APART: u64 = 450;
