@@ -15,11 +15,13 @@
 //! - *white space*: spaces and newlines up to the last newline of a run,
 //!   then the spaces before the next piece less the one that leads it.
 //!
-//! Two things the vocabularies do inside pieces are priced too: ESC is a
-//! token that merges with nothing (`\x1b[1;32m` is six), and a run of
+//! Three things the vocabularies do inside pieces are priced too: ESC is a
+//! token that merges with nothing (`\x1b[1;32m` is six), a run of
 //! newlines is one token only up to 10 (`\r\n` up to 5), after
-//! punctuation up to 3 more than it. Both are handled where those bytes
-//! are already told apart, so text without them pays nothing for it.
+//! punctuation up to 3 more than it, and a blank line of 2, 4 or 8 spaces
+//! merges with the newlines around it (`\n    \n` is one token). All are
+//! handled where those bytes are already told apart, so text without them
+//! pays nothing for it.
 //!
 //! It keeps only the piece being read (a few counters), and prices each
 //! piece by its kind and length, the way byte-pair encoding prices it on
@@ -766,11 +768,11 @@ impl Estimator {
     }
 
     /// What the part of pending white space up to its last newline costs,
-    /// in `nl` runs of newlines.
+    /// in `nl` runs of newlines: a token for the first, and what
+    /// `nl_extra` holds for the lines of spaces between them.
     #[inline]
     fn nl_cost(&self, nl: u64) -> u64 {
-        // The lines after the first are priced in `nl_extra`.
-        let _ = nl;
+        debug_assert!(nl > 0, "white space without a newline has no newline part");
         floor(price::SPACES + self.nl_extra + long_run(self.run_len, self.run_cr), self.nl_bytes)
     }
 
