@@ -194,6 +194,32 @@ fn a_word_after_a_comma_costs_more_than_after_a_dot() {
     }
 }
 
+/// Names in code after punctuation (`(msg`, `.fp`, `_info`) are one
+/// token in `o200k_base` though their letter pairs are rare in English:
+/// each rare pair there costs 0.35, where it cost 0.6 (`(msg` was 2.35).
+#[test]
+fn a_name_after_punctuation_pays_less_for_its_rare_pairs() {
+    for (word, cost) in [("(msg", 1850), (".fp", 1500), ("_info", 1500), ("_offset", 1600), ("(self", 1150)] {
+        assert_eq!(tokens::estimate_scaled(word.as_bytes()), cost, "{word}");
+    }
+}
+
+/// `o200k_base` merges a blank line of 2, 4 or 8 spaces with the
+/// newlines around it (`\n    \n` is one token, and so are four lines of
+/// four spaces): each such line after the first costs half a token, where
+/// it cost one. A line of 3 spaces, or of 2 before `\r\n`, is a token of
+/// its own there, and still costs one.
+#[test]
+fn blank_lines_of_indentation_cost_half_a_token_each() {
+    assert_eq!(tokens::estimate_scaled(b"\n    \n    \n    \n"), 2500);
+    assert_eq!(tokens::estimate_scaled(b"x\n  \n  \n  y"), 5000);
+    assert_eq!(tokens::estimate_scaled(b"\n   \n   \n"), 3000);
+    assert_eq!(tokens::estimate_scaled(b"\r\n  \r\n"), 2000);
+    // Spaces that end the input after a newline: no more than the blank
+    // line they may start.
+    assert_eq!(tokens::estimate_scaled(b"\n    "), 1500);
+}
+
 #[test]
 fn pieces_of_a_line() {
     // `HashMap` splits at the capital, `12345` after three digits, the
@@ -231,6 +257,11 @@ mod accuracy {
     fn ratios(name: &str) -> (Vec<f64>, Vec<f64>) {
         let path = format!("{}/tests/fixtures/tokens/{name}.txt", env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read_to_string(path).expect("the corpora are in the repository");
+        text_ratios(&text)
+    }
+
+    /// The ratios of `ratios` over the windows of `text`.
+    fn text_ratios(text: &str) -> (Vec<f64>, Vec<f64>) {
         let (mut est, mut quarter) = (Vec::new(), Vec::new());
         let mut start = 0;
         while start + WINDOW <= text.len() {
@@ -265,7 +296,7 @@ mod accuracy {
         [quantile(v, 0.5), quantile(v, 0.05), quantile(v, 0.95), worst]
     }
 
-    /// Per corpus: the median ratio within 0.95–1.05 (1.10 for `blank`) and 95 % of windows
+    /// Per corpus: the median ratio within 0.95–1.05 and 95 % of windows
     /// within 0.85–1.15; over all windows, a lean towards more tokens than
     /// exact (median ≥ 1). Prints the table of the README, bytes/4's
     /// figures beside.
@@ -288,12 +319,8 @@ mod accuracy {
             // 95 % of windows within the band: the 2.5th and 97.5th
             // percentiles are inside it.
             let (lo, hi) = (quantile(&est, 0.025), quantile(&est, 0.975));
-            // Blank lines with spaces on them cost a token a line in the
-            // estimate, a quarter to one in `o200k_base` as the spaces
-            // go: high, on purpose.
-            let high = if name == "blank" { 1.10 } else { 1.05 };
-            if !(0.95..=high).contains(&med) {
-                failures.push(format!("{name}: median {med:.3} outside 0.95–{high:.2}"));
+            if !(0.95..=1.05).contains(&med) {
+                failures.push(format!("{name}: median {med:.3} outside 0.95–1.05"));
             }
             all.extend(est);
             if lo < 0.85 || hi > 1.15 {
@@ -307,6 +334,96 @@ mod accuracy {
             failures.push(format!("all corpora: median {median:.3} below 1"));
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    /// The figures of `estimate_tracks_o200k` on text from outside the
+    /// corpora: `CAPOUT_TOKENS_TEXT` names groups of files, the groups
+    /// apart by `;`, the files of a group by `:`, each group's files read
+    /// as one text (`cargo test -p capout --features exact-tokens --test cli
+    /// held_out -- --ignored --nocapture`).
+    #[test]
+    #[ignore = "reads files named by CAPOUT_TOKENS_TEXT"]
+    fn held_out() {
+        let groups = std::env::var("CAPOUT_TOKENS_TEXT").expect("CAPOUT_TOKENS_TEXT names files");
+        println!("| text | windows | median | p5 | p95 | worst |");
+        println!("| --- | --: | --: | --: | --: | --: |");
+        for group in groups.split(';').filter(|g| !g.is_empty()) {
+            let text: String = group
+                .split(':')
+                .map(|f| std::fs::read_to_string(f).unwrap_or_else(|e| panic!("{f}: {e}")))
+                .collect();
+            let (est, _) = text_ratios(&text);
+            let [med, p5, p95, worst] = figures(&est);
+            let name = group.split(':').map(|f| f.rsplit('/').next().unwrap_or(f)).collect::<Vec<_>>();
+            println!("| {} | {} | {med:.3} | {p5:.3} | {p95:.3} | {worst:.3} |", name.join(" "), est.len());
+        }
+    }
+
+    /// For fitting too: the pieces of the files that `CAPOUT_TOKENS_TEXT`
+    /// names (as `held_out` reads it) whose estimates pass their exact
+    /// counts by the most tokens in all, then those that fall short by the
+    /// most; `COARSE=1` groups them with their letters as `a` and `A`,
+    /// `TOP=N` prints N.
+    #[test]
+    #[ignore = "prints figures for fitting, checks nothing"]
+    fn piece_overshoot() {
+        use std::collections::HashMap;
+        let groups = std::env::var("CAPOUT_TOKENS_TEXT").expect("CAPOUT_TOKENS_TEXT names files");
+        let coarse = std::env::var("COARSE").is_ok();
+        let mut table: HashMap<String, (f64, f64, usize)> = HashMap::new();
+        let mut total = (0.0, 0.0);
+        for f in groups.split([';', ':']).filter(|g| !g.is_empty()) {
+            let text = std::fs::read(f).unwrap();
+            let mut cuts: Vec<usize> = tokens::boundaries(&text).iter().map(|&(a, _)| a).collect();
+            cuts.insert(0, 0);
+            cuts.push(text.len());
+            for w in cuts.windows(2) {
+                let piece = &text[w[0]..w[1]];
+                let exact = tokens::count_exact(Exact::O200k, piece) as f64;
+                let est = tokens::estimate_scaled(piece) as f64 / 1000.0;
+                // Letters as `a` and `A` before the escapes, so that `\n` stays.
+                let text = String::from_utf8_lossy(piece);
+                let text: String = if coarse {
+                    text.chars()
+                        .map(|c| match c {
+                            'a'..='z' => 'a',
+                            'A'..='Z' => 'A',
+                            c => c,
+                        })
+                        .collect()
+                } else {
+                    text.into_owned()
+                };
+                let key = format!("{text:?}");
+                let e = table.entry(key).or_default();
+                e.0 += exact;
+                e.1 += est;
+                e.2 += 1;
+                total.0 += exact;
+                total.1 += est;
+            }
+        }
+        println!("total exact {} est {:.0} ratio {:.4}", total.0, total.1, total.1 / total.0);
+        let mut v: Vec<_> = table.into_iter().collect();
+        v.sort_by(|a, b| (b.1.1 - b.1.0).total_cmp(&(a.1.1 - a.1.0)));
+        let top: usize = std::env::var("TOP").ok().and_then(|t| t.parse().ok()).unwrap_or(60);
+        for (k, (exact, est, n)) in v.iter().take(top) {
+            println!(
+                "{:>8.1} n={n:6} exact={:.3} est={:.3} {k}",
+                est - exact,
+                exact / *n as f64,
+                est / *n as f64
+            );
+        }
+        println!("--- under");
+        for (k, (exact, est, n)) in v.iter().rev().take(top / 2) {
+            println!(
+                "{:>8.1} n={n:6} exact={:.3} est={:.3} {k}",
+                est - exact,
+                exact / *n as f64,
+                est / *n as f64
+            );
+        }
     }
 
     /// What a token cap with the estimator keeps of `input`, without
@@ -708,7 +825,7 @@ mod pinned {
             let bytes = text(&mut rng, 1 + round % 60);
             figures(&mut d, &mut rng, &bytes, &[0, 1, 3, 10, 40]);
         }
-        assert_eq!(d.0, 7_143_957_864_453_970_683);
+        assert_eq!(d.0, 4_959_306_303_188_433_852);
     }
 
     #[test]
@@ -733,6 +850,6 @@ mod pinned {
             let bytes = std::fs::read(path).expect("the corpora are in the repository");
             figures(&mut d, &mut rng, &bytes, &[1, 100, 5000]);
         }
-        assert_eq!(d.0, 13_107_244_578_709_070_772);
+        assert_eq!(d.0, 17_981_334_678_300_512_069);
     }
 }

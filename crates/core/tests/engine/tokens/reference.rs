@@ -164,7 +164,7 @@ mod price {
     ];
     pub const CAPS_MORE: [u64; 3] = [400, 250, 300];
     /// Each rare pair of letters, by prefix.
-    pub const RARE: [u64; 3] = [300, 600, 600];
+    pub const RARE: [u64; 3] = [300, 600, 350];
     /// What a word led by punctuation that seldom merges with it costs
     /// more ([`LEADS`]).
     pub const APART: u64 = 450;
@@ -184,6 +184,10 @@ mod price {
     pub const SYMBOL_4: u64 = 2000;
     /// A run of white space.
     pub const SPACES: u64 = 1000;
+    /// A line of spaces after the first line of white space that
+    /// `o200k_base` merges with the newlines around it, and trailing
+    /// spaces after a newline.
+    pub const BLANK: u64 = 500;
     /// ESC, a token of its own: `o200k_base` and `cl100k_base` merge it
     /// with nothing, so the `[` of `\x1b[1;32m` is one more.
     pub const ESC: u64 = 1000;
@@ -459,7 +463,8 @@ impl Model {
                     c += self.nl_cost(nl);
                 }
                 if spaces > 0 {
-                    c += floor(price::SPACES, self.bytes - self.nl_bytes);
+                    let price = if nl > 0 { price::BLANK } else { price::SPACES };
+                    c += floor(price, self.bytes - self.nl_bytes);
                 }
                 c
             }
@@ -479,9 +484,10 @@ impl Model {
         }
     }
 
-    fn nl_cost(&self, nl: u64) -> u64 {
+    /// The lines after the first are priced in `fills`.
+    fn nl_cost(&self, _nl: u64) -> u64 {
         let runs: u64 = self.runs.iter().map(|&r| long_run(r)).sum::<u64>() + long_run(self.run);
-        floor(price::SPACES * nl + runs + self.fills, self.nl_bytes)
+        floor(price::SPACES + runs + self.fills, self.nl_bytes)
     }
 
     fn reset_runs(&mut self) {
@@ -745,13 +751,22 @@ impl Model {
                 Char::Newline => {
                     // Spaces between newlines make the piece dearer (and
                     // keep the estimate from dropping as it grows).
-                    let nl = if nl == 0 || spaces == 0 { nl.max(1) } else { nl + 1 };
                     if spaces > 0 {
                         let fill = self.bytes - self.nl_bytes;
                         if fill > price::FILL {
                             self.fills += (fill - 1) / price::FILL_BYTES_PER_TOKEN * SCALE;
                         }
+                        if nl > 0 {
+                            // A blank line of its own.
+                            let merged = if extra > 0 {
+                                matches!(fill, 4 | 8)
+                            } else {
+                                matches!(fill, 1 | 2 | 4 | 8 | 12 | 16)
+                            };
+                            self.fills += if merged { price::BLANK } else { price::SPACES };
+                        }
                     }
+                    let nl = if nl == 0 || spaces == 0 { nl.max(1) } else { nl + 1 };
                     if spaces > 0 || self.run.0 == 0 {
                         if self.run.0 > 0 {
                             self.runs.push(self.run);
