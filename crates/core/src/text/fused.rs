@@ -1,12 +1,13 @@
 //! UTF-8 validated and its newlines and characters counted in one pass,
-//! 64 bytes at a time, on a CPU with AVX-512 (chosen at run time).
+//! 64 bytes at a time, with AVX-512 or AVX2 (chosen at run time).
 //!
 //! The portable way is three passes: simdutf8's validation (AVX2 at
 //! best), then bytecount's newline and character counts. On multi-byte
 //! text the validation alone cost more than reading the input; this pass
-//! does all three in the registers that hold each block, about four
-//! times as fast. pulp's CPU-feature tokens make the run-time dispatch and
-//! the intrinsics safe to call, which `#![forbid(unsafe_code)]` requires.
+//! does all three in the registers that hold each block: with AVX-512
+//! four times as fast, with AVX2 1.2 (CJK) to 4 times (source code). pulp's
+//! CPU-feature tokens make the run-time dispatch and the intrinsics safe
+//! to call, which `#![forbid(unsafe_code)]` requires.
 //!
 //! The validation is the lookup-table algorithm of simdutf8 and simdjson
 //! (Keiser and Lemire, "Validating UTF-8 in less than one instruction per
@@ -18,12 +19,13 @@
 
 /// The newlines and the characters of `bytes` when it is valid UTF-8 that
 /// ends on a character boundary and the CPU runs the fused pass; `None`
-/// otherwise (invalid bytes, a character cut at the end, or no AVX-512),
+/// otherwise (invalid bytes, a character cut at the end, or neither
+/// AVX-512 nor AVX2),
 /// when the caller counts the portable way.
 pub fn valid_counts(bytes: &[u8]) -> Option<(u64, u64)> {
     #[cfg(target_arch = "x86_64")]
     {
-        avx512::valid_counts(bytes)
+        x86::valid_counts(bytes)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -33,15 +35,15 @@ pub fn valid_counts(bytes: &[u8]) -> Option<(u64, u64)> {
 }
 
 // Everything the pass calls must be inlined into pulp's function that is
-// compiled for AVX-512: out of it, each intrinsic is a call that passes its
+// compiled for the instruction set: out of it, each intrinsic is a call that passes its
 // vectors through memory (the pass was 250 times slower).
 #[cfg(target_arch = "x86_64")]
 #[allow(clippy::inline_always)]
-mod avx512 {
-    use std::arch::x86_64::__m512i;
+mod x86 {
+    use std::arch::x86_64::{__m256i, __m512i};
 
     use pulp::bytemuck;
-    use pulp::x86::V4;
+    use pulp::x86::{V3, V4};
 
     /// The bytes tested at once for a run of ASCII.
     const GROUP: usize = 512;
@@ -119,49 +121,234 @@ mod avx512 {
         TOO_SHORT,
     ];
 
-    /// A table in each of the four 128-bit lanes, as the byte shuffle
+    /// The table in each of the four 128-bit lanes, as the byte shuffle
     /// looks it up.
     #[inline(always)]
-    fn table(t: [u8; 16]) -> __m512i {
+    fn table512(t: [u8; 16]) -> __m512i {
         bytemuck::cast([t, t, t, t])
     }
 
-    /// The 64 bytes of `bytes` from `at`.
+    /// The table in each of the two 128-bit lanes.
     #[inline(always)]
-    fn load(bytes: &[u8], at: usize) -> __m512i {
-        let block: [u8; 64] = bytes[at..at + 64].try_into().unwrap_or([0; 64]);
-        bytemuck::cast(block)
+    fn table256(t: [u8; 16]) -> __m256i {
+        bytemuck::cast([t, t])
+    }
+
+    /// The operations of the pass on blocks of 64 bytes, in the registers
+    /// of one instruction set.
+    trait Lanes: Copy {
+        /// A block.
+        type V: Copy;
+        /// The block of `bytes` at `at`.
+        fn load(self, bytes: &[u8], at: usize) -> Self::V;
+        fn or(self, a: Self::V, b: Self::V) -> Self::V;
+        /// Nothing in any byte.
+        fn zero(self) -> Self::V;
+        fn is_zero(self, v: Self::V) -> bool;
+        /// A bit for each byte that is not ASCII.
+        fn high_bits(self, v: Self::V) -> u64;
+        /// A bit for each `\n`.
+        fn newlines(self, v: Self::V) -> u64;
+        /// A bit for each byte that is not a continuation byte.
+        fn leads(self, v: Self::V) -> u64;
+        /// Nonzero in a byte that breaks UTF-8, given the bytes one, two
+        /// and three before each byte.
+        fn errors(self, input: Self::V, prev1: Self::V, prev2: Self::V, prev3: Self::V) -> Self::V;
+    }
+
+    /// AVX-512: a block is one register.
+    #[derive(Clone, Copy)]
+    struct Avx512(V4);
+
+    impl Lanes for Avx512 {
+        type V = __m512i;
+
+        #[inline(always)]
+        fn load(self, bytes: &[u8], at: usize) -> __m512i {
+            let block: [u8; 64] = bytes[at..at + 64].try_into().unwrap_or([0; 64]);
+            bytemuck::cast(block)
+        }
+
+        #[inline(always)]
+        fn or(self, a: __m512i, b: __m512i) -> __m512i {
+            self.0.avx512f._mm512_or_si512(a, b)
+        }
+
+        #[inline(always)]
+        fn zero(self) -> __m512i {
+            self.0.avx512f._mm512_setzero_si512()
+        }
+
+        #[inline(always)]
+        fn is_zero(self, v: __m512i) -> bool {
+            self.0.avx512bw._mm512_test_epi8_mask(v, v) == 0
+        }
+
+        #[inline(always)]
+        fn high_bits(self, v: __m512i) -> u64 {
+            self.0.avx512bw._mm512_movepi8_mask(v)
+        }
+
+        #[inline(always)]
+        fn newlines(self, v: __m512i) -> u64 {
+            let (f, bw) = (self.0.avx512f, self.0.avx512bw);
+            bw._mm512_cmpeq_epi8_mask(v, f._mm512_set1_epi8(b'\n'.cast_signed()))
+        }
+
+        #[inline(always)]
+        fn leads(self, v: __m512i) -> u64 {
+            let (f, bw) = (self.0.avx512f, self.0.avx512bw);
+            // Continuation bytes are 0x80..=0xBF, -128..=-65 as i8.
+            bw._mm512_cmpgt_epi8_mask(v, f._mm512_set1_epi8(-65))
+        }
+
+        #[inline(always)]
+        fn errors(self, input: __m512i, prev1: __m512i, prev2: __m512i, prev3: __m512i) -> __m512i {
+            let (f, bw) = (self.0.avx512f, self.0.avx512bw);
+            let nibble = f._mm512_set1_epi8(0x0F);
+            let high_nibble = |v| f._mm512_and_si512(bw._mm512_srli_epi16::<4>(v), nibble);
+            let byte_1_high = bw._mm512_shuffle_epi8(table512(BYTE_1_HIGH), high_nibble(prev1));
+            let byte_1_low = bw._mm512_shuffle_epi8(table512(BYTE_1_LOW), f._mm512_and_si512(prev1, nibble));
+            let byte_2_high = bw._mm512_shuffle_epi8(table512(BYTE_2_HIGH), high_nibble(input));
+            let special = f._mm512_and_si512(f._mm512_and_si512(byte_1_high, byte_1_low), byte_2_high);
+            // A lead of three or four bytes (0xE0..) two back, of four
+            // (0xF0..) three back: the byte must be a continuation byte.
+            let must_continue = f._mm512_or_si512(
+                bw._mm512_subs_epu8(prev2, f._mm512_set1_epi8((0xE0u8 - 0x80).cast_signed())),
+                bw._mm512_subs_epu8(prev3, f._mm512_set1_epi8((0xF0u8 - 0x80).cast_signed())),
+            );
+            let must_continue = f._mm512_and_si512(must_continue, f._mm512_set1_epi8(i8::MIN));
+            f._mm512_xor_si512(must_continue, special)
+        }
+    }
+
+    /// AVX2: a block is two registers.
+    #[derive(Clone, Copy)]
+    struct Avx2(V3);
+
+    impl Avx2 {
+        /// The mask of a byte comparison, a bit a byte, of the two halves.
+        #[inline(always)]
+        fn bits(self, lo: __m256i, hi: __m256i) -> u64 {
+            let avx2 = self.0.avx2;
+            let half = |v| u64::from(avx2._mm256_movemask_epi8(v).cast_unsigned());
+            half(lo) | half(hi) << 32
+        }
+
+        #[inline(always)]
+        fn half_errors(self, input: __m256i, prev1: __m256i, prev2: __m256i, prev3: __m256i) -> __m256i {
+            let (avx, avx2) = (self.0.avx, self.0.avx2);
+            let nibble = avx._mm256_set1_epi8(0x0F);
+            let high_nibble = |v| avx2._mm256_and_si256(avx2._mm256_srli_epi16::<4>(v), nibble);
+            let byte_1_high = avx2._mm256_shuffle_epi8(table256(BYTE_1_HIGH), high_nibble(prev1));
+            let byte_1_low =
+                avx2._mm256_shuffle_epi8(table256(BYTE_1_LOW), avx2._mm256_and_si256(prev1, nibble));
+            let byte_2_high = avx2._mm256_shuffle_epi8(table256(BYTE_2_HIGH), high_nibble(input));
+            let special = avx2._mm256_and_si256(avx2._mm256_and_si256(byte_1_high, byte_1_low), byte_2_high);
+            let must_continue = avx2._mm256_or_si256(
+                avx2._mm256_subs_epu8(prev2, avx._mm256_set1_epi8((0xE0u8 - 0x80).cast_signed())),
+                avx2._mm256_subs_epu8(prev3, avx._mm256_set1_epi8((0xF0u8 - 0x80).cast_signed())),
+            );
+            let must_continue = avx2._mm256_and_si256(must_continue, avx._mm256_set1_epi8(i8::MIN));
+            avx2._mm256_xor_si256(must_continue, special)
+        }
+    }
+
+    impl Lanes for Avx2 {
+        type V = [__m256i; 2];
+
+        #[inline(always)]
+        fn load(self, bytes: &[u8], at: usize) -> [__m256i; 2] {
+            let block: [[u8; 32]; 2] =
+                bytemuck::cast(<[u8; 64]>::try_from(&bytes[at..at + 64]).unwrap_or([0; 64]));
+            [bytemuck::cast(block[0]), bytemuck::cast(block[1])]
+        }
+
+        #[inline(always)]
+        fn or(self, a: [__m256i; 2], b: [__m256i; 2]) -> [__m256i; 2] {
+            let avx2 = self.0.avx2;
+            [avx2._mm256_or_si256(a[0], b[0]), avx2._mm256_or_si256(a[1], b[1])]
+        }
+
+        #[inline(always)]
+        fn zero(self) -> [__m256i; 2] {
+            [self.0.avx._mm256_setzero_si256(); 2]
+        }
+
+        #[inline(always)]
+        fn is_zero(self, v: [__m256i; 2]) -> bool {
+            let v = self.or([v[0], v[1]], [v[1], v[0]]);
+            self.0.avx._mm256_testz_si256(v[0], v[0]) == 1
+        }
+
+        #[inline(always)]
+        fn high_bits(self, v: [__m256i; 2]) -> u64 {
+            self.bits(v[0], v[1])
+        }
+
+        #[inline(always)]
+        fn newlines(self, v: [__m256i; 2]) -> u64 {
+            let (avx, avx2) = (self.0.avx, self.0.avx2);
+            let newline = avx._mm256_set1_epi8(b'\n'.cast_signed());
+            self.bits(avx2._mm256_cmpeq_epi8(v[0], newline), avx2._mm256_cmpeq_epi8(v[1], newline))
+        }
+
+        #[inline(always)]
+        fn leads(self, v: [__m256i; 2]) -> u64 {
+            let (avx, avx2) = (self.0.avx, self.0.avx2);
+            let last_continuation = avx._mm256_set1_epi8(-65);
+            self.bits(
+                avx2._mm256_cmpgt_epi8(v[0], last_continuation),
+                avx2._mm256_cmpgt_epi8(v[1], last_continuation),
+            )
+        }
+
+        #[inline(always)]
+        fn errors(
+            self,
+            input: [__m256i; 2],
+            prev1: [__m256i; 2],
+            prev2: [__m256i; 2],
+            prev3: [__m256i; 2],
+        ) -> [__m256i; 2] {
+            [
+                self.half_errors(input[0], prev1[0], prev2[0], prev3[0]),
+                self.half_errors(input[1], prev1[1], prev2[1], prev3[1]),
+            ]
+        }
     }
 
     pub fn valid_counts(bytes: &[u8]) -> Option<(u64, u64)> {
-        let simd = V4::try_new()?;
-        simd.vectorize(Pass { simd, bytes })
+        if let Some(simd) = V4::try_new() {
+            return with_avx512(simd, bytes);
+        }
+        with_avx2(V3::try_new()?, bytes)
     }
 
-    /// The pass, as pulp runs it inside a function compiled for AVX-512.
-    struct Pass<'a> {
-        simd: V4,
+    /// The pass with AVX-512.
+    pub(super) fn with_avx512(simd: V4, bytes: &[u8]) -> Option<(u64, u64)> {
+        simd.vectorize(Pass { lanes: Avx512(simd), bytes })
+    }
+
+    /// The pass with AVX2.
+    pub(super) fn with_avx2(simd: V3, bytes: &[u8]) -> Option<(u64, u64)> {
+        simd.vectorize(Pass { lanes: Avx2(simd), bytes })
+    }
+
+    /// The pass, as pulp runs it inside a function compiled for the
+    /// instruction set of `lanes`.
+    struct Pass<'a, L> {
+        lanes: L,
         bytes: &'a [u8],
     }
 
-    impl pulp::NullaryFnOnce for Pass<'_> {
+    impl<L: Lanes> pulp::NullaryFnOnce for Pass<'_, L> {
         type Output = Option<(u64, u64)>;
 
         #[inline(always)]
         fn call(self) -> Self::Output {
-            let Pass { simd, bytes } = self;
-            let (f, bw) = (simd.avx512f, simd.avx512bw);
-            let (t1h, t1l, t2h) = (table(BYTE_1_HIGH), table(BYTE_1_LOW), table(BYTE_2_HIGH));
-            let nibble = f._mm512_set1_epi8(0x0f);
-            let newline = f._mm512_set1_epi8(b'\n'.cast_signed());
-            // Continuation bytes are 0x80..=0xBF, -128..=-65 as i8.
-            let last_continuation = f._mm512_set1_epi8(-65);
-            // 0xE0.. (a lead of three or four bytes) two back, 0xF0.. three
-            // back: the byte must be a continuation byte.
-            let third = f._mm512_set1_epi8((0xE0u8 - 0x80).cast_signed());
-            let fourth = f._mm512_set1_epi8((0xF0u8 - 0x80).cast_signed());
-            let high = f._mm512_set1_epi8(i8::MIN);
-            let mut error = f._mm512_setzero_si512();
+            let Pass { lanes: l, bytes } = self;
+            let mut error = l.zero();
             let mut newlines = 0u64;
             let mut chars = 0u64;
             // The block at `$at` of `$b`, whose three bytes before are at
@@ -169,29 +356,11 @@ mod avx512 {
             macro_rules! block {
                 ($b:expr, $at:expr, $mask:expr) => {{
                     let (b, at, mask): (&[u8], usize, u64) = ($b, $at, $mask);
-                    let input = load(b, at);
-                    let prev1 = load(b, at - 1);
-                    let nl = bw._mm512_cmpeq_epi8_mask(input, newline);
-                    let leads = bw._mm512_cmpgt_epi8_mask(input, last_continuation);
-                    newlines += u64::from((nl & mask).count_ones());
-                    chars += u64::from((leads & mask).count_ones());
-                    let byte_1_high = bw._mm512_shuffle_epi8(
-                        t1h,
-                        f._mm512_and_si512(bw._mm512_srli_epi16::<4>(prev1), nibble),
-                    );
-                    let byte_1_low = bw._mm512_shuffle_epi8(t1l, f._mm512_and_si512(prev1, nibble));
-                    let byte_2_high = bw._mm512_shuffle_epi8(
-                        t2h,
-                        f._mm512_and_si512(bw._mm512_srli_epi16::<4>(input), nibble),
-                    );
-                    let special =
-                        f._mm512_and_si512(f._mm512_and_si512(byte_1_high, byte_1_low), byte_2_high);
-                    let must_continue = f._mm512_or_si512(
-                        bw._mm512_subs_epu8(load(b, at - 2), third),
-                        bw._mm512_subs_epu8(load(b, at - 3), fourth),
-                    );
-                    let must_continue = f._mm512_and_si512(must_continue, high);
-                    error = f._mm512_or_si512(error, f._mm512_xor_si512(must_continue, special));
+                    let input = l.load(b, at);
+                    newlines += u64::from((l.newlines(input) & mask).count_ones());
+                    chars += u64::from((l.leads(input) & mask).count_ones());
+                    let errors = l.errors(input, l.load(b, at - 1), l.load(b, at - 2), l.load(b, at - 3));
+                    error = l.or(error, errors);
                 }};
             }
             let n = bytes.len();
@@ -209,14 +378,14 @@ mod avx512 {
                 // mispredictions on the log lines of the benches made the
                 // pass 3 times slower).
                 while at + GROUP <= whole {
-                    let mut any = load(bytes, at - 3);
+                    let mut any = l.load(bytes, at - 3);
                     let mut group_newlines = 0;
                     for k in 0..GROUP / 64 {
-                        let input = load(bytes, at + 64 * k);
-                        any = f._mm512_or_si512(any, input);
-                        group_newlines += u64::from(bw._mm512_cmpeq_epi8_mask(input, newline).count_ones());
+                        let input = l.load(bytes, at + 64 * k);
+                        any = l.or(any, input);
+                        group_newlines += u64::from(l.newlines(input).count_ones());
                     }
-                    if bw._mm512_movepi8_mask(any) == 0 {
+                    if l.high_bits(any) == 0 {
                         newlines += group_newlines;
                         chars += GROUP as u64;
                     } else {
@@ -239,7 +408,7 @@ mod avx512 {
             last[3 - before..3].copy_from_slice(&bytes[whole - before..whole]);
             last[3..3 + n - whole].copy_from_slice(&bytes[whole..]);
             block!(&last, 3, (1u64 << (n - whole)) - 1);
-            (bw._mm512_test_epi8_mask(error, error) == 0).then_some((newlines, chars))
+            l.is_zero(error).then_some((newlines, chars))
         }
     }
 }
@@ -253,26 +422,25 @@ mod tests {
     }
 
     /// What the pass must say of `bytes`: its counts when valid, nothing
-    /// when not; and nothing at all on a CPU without AVX-512.
+    /// when not; with each instruction set this CPU has, and nothing at
+    /// all where there is none.
     fn check(bytes: &[u8]) {
-        let got = valid_counts(bytes);
-        if !has_avx512() {
-            assert_eq!(got, None);
-            return;
-        }
         let want = std::str::from_utf8(bytes).is_ok().then(|| lossy(bytes));
-        assert_eq!(got, want, "{bytes:?}");
-    }
-
-    fn has_avx512() -> bool {
         #[cfg(target_arch = "x86_64")]
         {
-            pulp::x86::V4::try_new().is_some()
+            use pulp::x86::{V3, V4};
+            if let Some(simd) = V4::try_new() {
+                assert_eq!(x86::with_avx512(simd, bytes), want, "AVX-512 {bytes:?}");
+            }
+            if let Some(simd) = V3::try_new() {
+                assert_eq!(x86::with_avx2(simd, bytes), want, "AVX2 {bytes:?}");
+            } else {
+                assert_eq!(valid_counts(bytes), None);
+            }
         }
         #[cfg(not(target_arch = "x86_64"))]
-        {
-            false
-        }
+        assert_eq!(valid_counts(bytes), None);
+        let _ = want;
     }
 
     #[test]

@@ -140,8 +140,9 @@ fn newlines_and_high_bit(bytes: &[u8]) -> (u64, bool) {
 
 /// The `\n` bytes and the characters of `bytes`, which begins on a
 /// character boundary, in as few passes as the text allows. Valid UTF-8
-/// on a CPU with AVX-512 takes one fused pass ([`fused::valid_counts`]).
-/// Elsewhere, or when that pass finds invalid bytes, ASCII blocks
+/// on a CPU with AVX-512 or AVX2 takes one fused pass
+/// ([`fused::valid_counts`]). Elsewhere, or when that pass finds invalid
+/// bytes, ASCII blocks
 /// of 4 KiB are one character a byte: one pass counts their newlines and
 /// finds whether they are ASCII. From the first block that is not, the
 /// rest is validated (with SIMD) and, when valid, its newlines and its
