@@ -4,5 +4,6 @@
 
 pub mod buf;
 pub mod count;
+pub mod fused;
 pub mod ring;
 pub mod utf8;

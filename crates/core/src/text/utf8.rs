@@ -5,6 +5,8 @@
 //! (the rule of `String::from_utf8_lossy`), so every character is 1–4 bytes
 //! and a byte that is not a continuation byte always starts a character.
 
+use crate::text::fused;
+
 /// Whether `b` is a UTF-8 continuation byte (`10xxxxxx`).
 #[inline]
 pub fn is_continuation(b: u8) -> bool {
@@ -137,7 +139,10 @@ fn newlines_and_high_bit(bytes: &[u8]) -> (u64, bool) {
 }
 
 /// The `\n` bytes and the characters of `bytes`, which begins on a
-/// character boundary, in as few passes as the text allows. ASCII blocks
+/// character boundary, in as few passes as the text allows. Valid UTF-8
+/// on a CPU with AVX-512 or AVX2 takes one fused pass
+/// ([`fused::valid_counts`]). Elsewhere, or when that pass finds invalid
+/// bytes, ASCII blocks
 /// of 4 KiB are one character a byte: one pass counts their newlines and
 /// finds whether they are ASCII. From the first block that is not, the
 /// rest is validated (with SIMD) and, when valid, its newlines and its
@@ -145,6 +150,9 @@ fn newlines_and_high_bit(bytes: &[u8]) -> (u64, bool) {
 /// the vectorised counters.
 pub fn count_newlines_and_chars(bytes: &[u8]) -> (u64, u64) {
     const BLOCK: usize = 4096;
+    if let Some(counts) = fused::valid_counts(bytes) {
+        return counts;
+    }
     let mut newlines = 0;
     let mut ascii = 0;
     for block in bytes.chunks(BLOCK) {
@@ -169,6 +177,9 @@ pub fn count_newlines_and_chars(bytes: &[u8]) -> (u64, u64) {
 /// The characters of `bytes`, which begins on a character boundary, as
 /// [`count_newlines_and_chars`] counts them, without the newlines.
 pub fn count_chars_fast(bytes: &[u8]) -> u64 {
+    if let Some((_, chars)) = fused::valid_counts(bytes) {
+        return chars;
+    }
     let ascii = ascii_prefix(bytes);
     let rest = &bytes[ascii..];
     if rest.is_empty() {
