@@ -416,6 +416,7 @@ mod x86 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     fn lossy(bytes: &[u8]) -> (u64, u64) {
         (bytecount::count(bytes, b'\n') as u64, String::from_utf8_lossy(bytes).chars().count() as u64)
@@ -498,6 +499,27 @@ mod tests {
                     check(&wide);
                 }
             }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// Any mix of characters of every length, stray continuation and
+        /// lead bytes, surrogates and overlong forms, long enough to span
+        /// blocks and groups.
+        #[test]
+        fn agrees_with_std_on_mixes_of_characters_and_errors(
+            pieces in proptest::collection::vec(proptest::prop_oneof![
+                8 => proptest::collection::vec(b' '..=b'~', 1..80),
+                2 => proptest::prelude::Just(b"\n".to_vec()),
+                2 => proptest::char::any().prop_map(|c| c.to_string().into_bytes()),
+                1 => proptest::collection::vec(0x80u8..=0xFF, 1..4),
+                1 => proptest::prelude::Just(b"\xed\xa0\x80".to_vec()),
+                1 => proptest::prelude::Just(b"\xe0\x80\x80".to_vec()),
+            ], 0..60),
+        ) {
+            check(&pieces.concat());
         }
     }
 }
