@@ -85,6 +85,8 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
+mod fast;
+
 /// Thousandths of a token: the unit costs are kept in.
 pub const SCALE: u64 = 1000;
 
@@ -849,8 +851,19 @@ impl Estimator {
             }
         }
         while i < bytes.len() {
-            let b = bytes[i];
-            let class = CLASS[b as usize];
+            let mut b = bytes[i];
+            let mut class = CLASS[b as usize];
+            if self.ended_by(class) {
+                // A piece boundary: the plain pieces from here go the fast
+                // way (`fast.rs`).
+                if self.state != State::Start {
+                    self.commit(self.pos, sink);
+                }
+                i = self.pieces(bytes, i, sink);
+                let Some(&next) = bytes.get(i) else { break };
+                b = next;
+                class = CLASS[b as usize];
+            }
             if class == MULTI {
                 let n = self.caseless(&bytes[i..]);
                 if n > 0 {
