@@ -16,7 +16,8 @@
 
 use super::{
     APART, CLASS, CLOSE, DIGIT, Estimator, LEADS, LOWER, MULTI, NEWLINE, NO_LETTER, PUNCT, Prefix,
-    RARE_BYTES, SPACE, Sink, State, UPPER, floor, price, punct_cost, run_after_punct, small_run, word_cost,
+    RARE_BYTES, SPACE, Sink, State, UPPER, fill_cost, floor, long_run, price, punct_cost, run_after_punct,
+    small_run, word_cost,
 };
 use wide::u8x16;
 
@@ -39,8 +40,9 @@ impl Estimator {
     #[inline]
     pub(super) fn ended_by(&self, class: u8) -> bool {
         match self.state {
-            State::Start => true,
+            // The lane reads no character that is not ASCII.
             _ if class == MULTI => false,
+            State::Start => true,
             State::Word { small, .. } => !(class == LOWER || class == UPPER && !small),
             State::Digits(_) => class != DIGIT,
             State::Punct { newlines: true, .. } => class != NEWLINE,
@@ -115,6 +117,8 @@ struct Block {
     space: u64,
     /// `\n`.
     newline: u64,
+    /// U+0020 itself.
+    plain: u64,
     /// The bytes of class `PUNCT`.
     punct: u64,
     /// Bytes that are not ASCII.
@@ -127,7 +131,7 @@ struct Block {
 impl Block {
     #[inline]
     fn new(bytes: &[u8; BLOCK]) -> Block {
-        let mut m = [0u64; 7];
+        let mut m = [0u64; 8];
         for k in 0..BLOCK / 16 {
             let mut lanes = [0; 16];
             lanes.copy_from_slice(&bytes[16 * k..16 * k + 16]);
@@ -144,11 +148,11 @@ impl Block {
             let newline = is(b'\n');
             let stops = is(b'\r') | is(0x1B);
             // The high bit of each byte: those that are not ASCII.
-            for (mask, v) in m.iter_mut().zip([lower, upper, digit, space, newline, stops, x]) {
+            for (mask, v) in m.iter_mut().zip([lower, upper, digit, space, newline, stops, x, is(b' ')]) {
                 *mask |= u64::from(v.move_mask().cast_unsigned() & 0xFFFF) << (16 * k);
             }
         }
-        let [lower, upper, digit, space, newline, stops, high] = m;
+        let [lower, upper, digit, space, newline, stops, high, plain] = m;
         let punct = !(lower | upper | digit | space | newline | stops | high);
         // Eight bits at a time, each shifted by a constant; as small
         // letters: `| 0x20` makes no letter of any other byte.
@@ -164,7 +168,7 @@ impl Block {
             }
             rare |= u64::from(bits) << (8 * k);
         }
-        Block { lower, upper, digit, space, newline, punct, high, rare }
+        Block { lower, upper, digit, space, newline, plain, punct, high, rare }
     }
 }
 
@@ -173,6 +177,23 @@ impl Block {
 #[inline]
 fn run_end(mask: u64, at: usize) -> usize {
     at + (!mask >> at).trailing_zeros() as usize
+}
+
+/// The rare pairs of `rare` in bits `from..to` (`from <= to < 64`): most
+/// words have none, and a count of bits is a dozen instructions on an
+/// x86-64 without `popcnt`.
+#[inline]
+fn rare_in(rare: u64, from: usize, to: usize) -> u64 {
+    let bits = rare & !0u64 << from & !(!0u64 << to);
+    if bits == 0 { 0 } else { count(bits) }
+}
+
+/// Out of line, so that the common word with no rare pair does not pay
+/// for the count.
+#[cold]
+#[inline(never)]
+fn count(bits: u64) -> u64 {
+    u64::from(bits.count_ones())
 }
 
 /// Whether bit `at` (below 64) of `mask` is set.
@@ -184,7 +205,7 @@ fn has(mask: u64, at: usize) -> bool {
 /// The plain pieces of the block of 64 bytes at `bytes[i..]`, as
 /// [`scalar_pieces`] reads them, with each run found and the rare pairs of
 /// each word counted by the bits of its classes.
-#[allow(clippy::too_many_lines)]
+#[allow(clippy::too_many_lines, clippy::many_single_char_names)]
 #[inline]
 fn block_pieces<S: Sink>(bytes: &[u8], i: usize, base: u64, committed: &mut u64, sink: &mut S) -> Ended {
     let Some(block) = bytes.get(i..i + BLOCK).and_then(|b| <&[u8; BLOCK]>::try_from(b).ok()) else {
@@ -192,11 +213,13 @@ fn block_pieces<S: Sink>(bytes: &[u8], i: usize, base: u64, committed: &mut u64,
     };
     // A block costs about as much as a few pieces: not for a piece the
     // lane leaves at once.
-    if matches!(CLASS[usize::from(block[0])], NEWLINE | MULTI) || block[0] == 0x1B {
+    if block[0] >= 0x80 || block[0] == b'\r' || block[0] == 0x1B {
         return Ended::Stop(i);
     }
     let m = Block::new(block);
     let letter = m.lower | m.upper;
+    // A space before a small letter.
+    let space_word = m.plain & m.lower >> 1;
     let at = |o: usize| base + (i + o) as u64;
     let mut o = 0;
     loop {
@@ -205,7 +228,7 @@ fn block_pieces<S: Sink>(bytes: &[u8], i: usize, base: u64, committed: &mut u64,
         }
         // Where the word that ends this round starts (its prefix), its
         // first letter, and what leads it.
-        if block[o] == b' ' && o + 1 < BLOCK && has(m.lower, o + 1) {
+        if has(space_word, o) {
             // ` word`, the commonest piece: a space and small letters.
             let end = run_end(m.lower, o + 1);
             if end >= BLOCK {
@@ -214,30 +237,60 @@ fn block_pieces<S: Sink>(bytes: &[u8], i: usize, base: u64, committed: &mut u64,
             if has(m.high, end) {
                 return Ended::Stop(i + o);
             }
-            let pairs = !0u64 << (o + 2) & !(!0u64 << end);
-            let rare = u64::from((m.rare & pairs).count_ones());
+            let rare = rare_in(m.rare, o + 2, end);
             let letters = (end - o - 1) as u64;
             *committed += floor(word_cost(letters, 0, Prefix::Space, 0, rare), 1 + letters);
             sink.boundary(at(end), *committed);
             o = end;
             continue;
         }
-        let (start, letters_at, lead) = if has(m.space, o) {
-            let end = run_end(m.space, o);
+        let (start, letters_at, lead) = if has(m.space | m.newline, o) {
+            // White space: spaces, at most one run of newlines, and the
+            // spaces after it.
+            let pre = if has(m.space, o) { run_end(m.space, o) } else { o };
+            if pre >= BLOCK {
+                return Ended::Cross(i + o);
+            }
+            // What the part up to the newlines costs, and where the
+            // spaces after them start.
+            let (lines, from) = if has(m.newline, pre) {
+                let lines_end = run_end(m.newline, pre);
+                if lines_end >= BLOCK {
+                    return Ended::Cross(i + o);
+                }
+                let (p, q) = ((pre - o) as u64, (lines_end - pre) as u64);
+                // As `step` prices it: spaces before the newlines end a
+                // run of none.
+                let fill = if p > 0 { long_run(0, 0) + fill_cost(p) } else { 0 };
+                (Some(floor(price::SPACES + fill + long_run(q, 0), p + q)), lines_end)
+            } else {
+                (None, o)
+            };
+            let end = if has(m.space, from) { run_end(m.space, from) } else { from };
             if end >= BLOCK {
                 return Ended::Cross(i + o);
             }
-            let k = end - o;
+            let k = end - from;
+            // The last space leads a word, and U+0020 punctuation.
             let leads = if has(letter, end) {
-                true
+                k > 0
             } else if has(m.punct, end) {
-                // Only U+0020 leads punctuation.
-                block[end - 1] == b' '
+                k > 0 && block[end - 1] == b' '
             } else if has(m.digit, end) {
                 false
             } else {
+                // `\r`, ESC, a character that is not ASCII, or more
+                // newlines after spaces.
                 return Ended::Stop(i + o);
             };
+            if let Some(cost) = lines {
+                *committed += cost;
+                sink.boundary(at(end - k), *committed);
+                if k == 0 {
+                    o = end;
+                    continue;
+                }
+            }
             if k > 1 {
                 *committed += floor(price::SPACES, k as u64 - 1);
                 sink.boundary(at(end - 1), *committed);
@@ -317,8 +370,7 @@ fn block_pieces<S: Sink>(bytes: &[u8], i: usize, base: u64, committed: &mut u64,
         }
         // The pairs inside the word: those of its first letter and the
         // byte before it are none.
-        let pairs = !0u64 << (letters_at + 1) & !(!0u64 << end);
-        let rare = u64::from((m.rare & pairs).count_ones());
+        let rare = rare_in(m.rare, letters_at + 1, end);
         let letters = (end - letters_at) as u64;
         let caps = (caps_end - letters_at) as u64;
         let cost = word_cost(letters, caps, lead.prefix, lead.extra, rare).max(lead.floor);
