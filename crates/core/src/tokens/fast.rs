@@ -53,6 +53,17 @@ impl Estimator {
         }
     }
 
+    /// Whether the 16 bytes at `bytes[i..]` are there and all ASCII: the
+    /// lane is worth starting (a block costs about as much as a few
+    /// pieces, and text that is not ASCII soon stops it).
+    #[inline]
+    pub(super) fn ascii_ahead(bytes: &[u8], i: usize) -> bool {
+        bytes
+            .get(i..i + 16)
+            .and_then(|w| <[u8; 16]>::try_from(w).ok())
+            .is_some_and(|w| u128::from_le_bytes(w) & 0x8080_8080_8080_8080_8080_8080_8080_8080 == 0)
+    }
+
     /// Reads the whole plain pieces that lead `bytes[i..]`, from a piece
     /// boundary (the state is `Start`, nothing pending), and returns where
     /// the first piece it leaves to the general loop starts.
@@ -62,23 +73,10 @@ impl Estimator {
         // Stream offset of `bytes[0]`.
         let base = self.pos - i as u64;
         let mut committed = self.committed;
-        let mut first = true;
         loop {
             // Blocks of 64 bytes while there are, then byte by byte; a
             // piece too long for a block goes byte by byte too.
-            // A block costs about as much as a few pieces: where text
-            // that is not ASCII is near, they go one by one.
-            // (Checked on coming in: a block that goes on past the last
-            // was ASCII to near its end.)
-            let ascii_ahead = !first
-                || bytes
-                    .get(i..i + 16)
-                    .and_then(|w| <[u8; 16]>::try_from(w).ok())
-                    .is_some_and(|w| u128::from_le_bytes(w) & 0x8080_8080_8080_8080_8080_8080_8080_8080 == 0);
-            first = !ascii_ahead;
-            let (to, stopped) = if !ascii_ahead {
-                scalar_pieces(bytes, i, (i + 1).min(bytes.len()), base, &mut committed, sink)
-            } else if i + BLOCK <= bytes.len() {
+            let (to, stopped) = if i + BLOCK <= bytes.len() {
                 match block_pieces(bytes, i, base, &mut committed, sink) {
                     Ended::Stop(to) => (to, true),
                     Ended::Cross(to) if to > i => (to, false),

@@ -853,7 +853,7 @@ impl Estimator {
         while i < bytes.len() {
             let mut b = bytes[i];
             let mut class = CLASS[b as usize];
-            if self.ended_by(class) {
+            if self.ended_by(class) && Self::ascii_ahead(bytes, i) {
                 // A piece boundary: the plain pieces from here go the fast
                 // way (`fast.rs`).
                 if self.state != State::Start {
