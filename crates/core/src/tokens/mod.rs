@@ -65,17 +65,23 @@
 //!
 //! # Speed
 //!
-//! The estimator reads a run of one kind of character at once: the small
-//! letters of a word eight at a time (where the run ends, and its rare
-//! pairs from a table indexed by the two bytes of each, without a branch
-//! per letter), words led by a space one after another with nothing but
-//! their cost kept in between, digits, punctuation, white space, and
-//! kana, CJK ideographs and Hangul, decoded without the standard
-//! library's tables. Each piece still takes a few decisions that depend
-//! on the text, so it reads hundreds of MB/s, not the GB/s of a character
-//! count. A copy of the estimator before these paths is kept in the
-//! engine's tests (`tests/engine/tokens/`) as the model they must agree
-//! with on any input split anywhere.
+//! From a piece boundary, the common pieces of ASCII text (a word with
+//! the space or punctuation that leads it, punctuation with the newlines
+//! after it, white space, digits) are known whole by their bytes alone,
+//! and a fast lane (`fast.rs`) reads them one after another with nothing
+//! but the cost of the pieces done kept between them. It classifies 64
+//! bytes at a time into bit masks (SSE2, through the `wide` crate) and
+//! looks up the rare pairs of letters of the whole block at once, so that
+//! a run ends at the first zero of its mask and a word's rare pairs are
+//! the bits of a mask in its span. Anything else (a character that is not
+//! ASCII, ESC, `\r`, a piece cut by the end of a read) goes to the general
+//! loop at the start of its piece, which reads a run of one kind of
+//! character at once: the small letters of a word eight at a time, words
+//! led by a space one after another, digits, punctuation, white space,
+//! and kana, CJK ideographs and Hangul, decoded without the standard
+//! library's tables. A copy of the estimator before these paths is kept
+//! in the engine's tests (`tests/engine/tokens/`) as the model they must
+//! agree with on any input split anywhere.
 //!
 //! # Exact counts
 //!
