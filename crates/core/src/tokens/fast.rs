@@ -340,11 +340,19 @@ fn block_pieces<S: Sink>(bytes: &[u8], i: usize, base: u64, committed: &mut u64,
             if has(m.high, end) {
                 return Ended::Stop(i + o);
             }
+            // Each three digits a piece; without boundaries to tell,
+            // all of them at once.
             let mut group = o;
-            while group + 3 <= end {
-                group += 3;
-                *committed += price::DIGITS;
-                sink.boundary(at(group), *committed);
+            if S::TELLS {
+                while group + 3 <= end {
+                    group += 3;
+                    *committed += price::DIGITS;
+                    sink.boundary(at(group), *committed);
+                }
+            } else {
+                let groups = (end - o) / 3;
+                *committed += groups as u64 * price::DIGITS;
+                group += 3 * groups;
             }
             if group < end {
                 *committed += Estimator::digits_cost((end - group) as u8);

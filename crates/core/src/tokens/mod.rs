@@ -531,6 +531,9 @@ impl Default for Estimator {
 /// Told of each piece boundary: the offset in the stream where the next
 /// piece starts, and the cost of the pieces before it.
 trait Sink {
+    /// Whether the boundaries are wanted at all: a loop that only tells
+    /// them may then be skipped.
+    const TELLS: bool = true;
     fn boundary(&mut self, at: u64, cost: u64);
 }
 
@@ -538,6 +541,7 @@ trait Sink {
 struct NoSink;
 
 impl Sink for NoSink {
+    const TELLS: bool = false;
     #[inline(always)]
     fn boundary(&mut self, _at: u64, _cost: u64) {}
 }
