@@ -67,17 +67,23 @@
 //!
 //! # Speed
 //!
-//! The estimator reads a run of one kind of character at once: the small
-//! letters of a word eight at a time (where the run ends, and its rare
-//! pairs from a table indexed by the two bytes of each, without a branch
-//! per letter), words led by a space one after another with nothing but
-//! their cost kept in between, digits, punctuation, white space, and
-//! kana, CJK ideographs and Hangul, decoded without the standard
-//! library's tables. Each piece still takes a few decisions that depend
-//! on the text, so it reads hundreds of MB/s, not the GB/s of a character
-//! count. A copy of the estimator before these paths is kept in the
-//! engine's tests (`tests/engine/tokens/`) as the model they must agree
-//! with on any input split anywhere.
+//! From a piece boundary, the common pieces of ASCII text (a word with
+//! the space or punctuation that leads it, punctuation with the newlines
+//! after it, white space, digits) are known whole by their bytes alone,
+//! and a fast lane (`fast.rs`) reads them one after another with nothing
+//! but the cost of the pieces done kept between them. It classifies 64
+//! bytes at a time into bit masks (SSE2, through the `wide` crate) and
+//! looks up the rare pairs of letters of the whole block at once, so that
+//! a run ends at the first zero of its mask and a word's rare pairs are
+//! the bits of a mask in its span. Anything else (a character that is not
+//! ASCII, ESC, `\r`, a piece cut by the end of a read) goes to the general
+//! loop at the start of its piece, which reads a run of one kind of
+//! character at once: the small letters of a word eight at a time, words
+//! led by a space one after another, digits, punctuation, white space,
+//! and kana, CJK ideographs and Hangul, decoded without the standard
+//! library's tables. A copy of the estimator before these paths is kept
+//! in the engine's tests (`tests/engine/tokens/`) as the model they must
+//! agree with on any input split anywhere.
 //!
 //! # Exact counts
 //!
@@ -86,6 +92,8 @@
 //! loaded on first use.
 
 use std::sync::atomic::{AtomicU8, Ordering};
+
+mod fast;
 
 /// Thousandths of a token: the unit costs are kept in.
 pub const SCALE: u64 = 1000;
@@ -537,6 +545,9 @@ impl Default for Estimator {
 /// Told of each piece boundary: the offset in the stream where the next
 /// piece starts, and the cost of the pieces before it.
 trait Sink {
+    /// Whether the boundaries are wanted at all: a loop that only tells
+    /// them may then be skipped.
+    const TELLS: bool = true;
     fn boundary(&mut self, at: u64, cost: u64);
 }
 
@@ -544,6 +555,7 @@ trait Sink {
 struct NoSink;
 
 impl Sink for NoSink {
+    const TELLS: bool = false;
     #[inline(always)]
     fn boundary(&mut self, _at: u64, _cost: u64) {}
 }
@@ -876,8 +888,19 @@ impl Estimator {
             }
         }
         while i < bytes.len() {
-            let b = bytes[i];
-            let class = CLASS[b as usize];
+            let mut b = bytes[i];
+            let mut class = CLASS[b as usize];
+            if self.ended_by(class) && Self::ascii_ahead(bytes, i) {
+                // A piece boundary: the plain pieces from here go the fast
+                // way (`fast.rs`).
+                if self.state != State::Start {
+                    self.commit(self.pos, sink);
+                }
+                i = self.pieces(bytes, i, sink);
+                let Some(&next) = bytes.get(i) else { break };
+                b = next;
+                class = CLASS[b as usize];
+            }
             if class == MULTI {
                 let n = self.caseless(&bytes[i..]);
                 if n > 0 {
