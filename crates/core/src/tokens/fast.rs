@@ -259,7 +259,7 @@ fn block_pieces<S: Sink>(bytes: &[u8], i: usize, base: u64, committed: &mut u64,
                 let (p, q) = ((pre - o) as u64, (lines_end - pre) as u64);
                 // As `step` prices it: spaces before the newlines end a
                 // run of none.
-                let fill = if p > 0 { long_run(0, 0) + fill_cost(p) } else { 0 };
+                let fill = if p > 0 { long_run(0, 0) + fill_cost(p, false, false) } else { 0 };
                 (Some(floor(price::SPACES + fill + long_run(q, 0), p + q)), lines_end)
             } else {
                 (None, o)
