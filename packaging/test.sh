@@ -306,7 +306,8 @@ check "require('capout/ai-sdk') from CommonJS: the server's read" \
 # The consumers of crates/node/test/types, against the installed package.
 cp crates/node/test/types/{tsconfig.json,consumer.mts,consumer.cts,wrong.mts} "$scratch"
 tsc=$PWD/crates/node/node_modules/.bin/tsc
-[[ -x $tsc ]] || tsc=$scratch/node_modules/.bin/tsc
+# in_scratch runs it from $scratch: an absolute path.
+[[ -x $tsc ]] || tsc=$PWD/$scratch/node_modules/.bin/tsc
 check "the types resolve for ESM and CommonJS consumers (tsc --noEmit)" in_scratch "$tsc" -p tsconfig.json
 wrong=$(in_scratch "$tsc" --ignoreConfig --noEmit --module nodenext --strict --skipLibCheck --types node wrong.mts) || true
 check "tsc rejects a wrong use of cap() and Capper: the types are the package's" \
