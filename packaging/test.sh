@@ -75,6 +75,9 @@ platform=$(node -p 'process.platform + "-" + process.arch')
 mkdir -p "$work"
 printf 'line one\nline two\nline three\n' >"$work/input.txt"
 tail10=$'ine three\n... (truncated, showing last 10 chars)\n'
+# The exact tokenizers ship in every package: o200k_base counts " three\n"
+# as the last 2 tokens of the input.
+tok2=$' three\n... (truncated, showing last 2 tokens)\n'
 
 echo "== versions: Cargo.toml says $version"
 grep -Eq '^dynamic = \["version"\]' pyproject.toml && ! grep -Eq '^version *=' pyproject.toml &&
@@ -97,6 +100,19 @@ echo "== tools: $tools"
 # isolated build of the tools' own pip.
 mkdir -p "$tools/zig"
 ln -sf "$("$tools/bin/python3" -c 'import os, ziglang; print(os.path.dirname(ziglang.__file__))')/zig" "$tools/zig/zig"
+
+echo "== cargo install --path crates/capout (the default features)"
+start=$SECONDS
+rm -rf "$work/cargo"
+# The release build of target/, which the Node.js module's build below
+# shares.
+cargo install --quiet --locked --path crates/capout --root "$work/cargo" --target-dir target
+echo "built in $((SECONDS - start)) s"
+check "cargo install: capout runs" test "$("$work/cargo/bin/capout" --version)" = "capout $version"
+run_case "cargo install: capout --tail-tokens 2 --tokenizer o200k" 0 "$tok2" \
+    "$work/cargo/bin/capout" --tail-tokens 2 --tokenizer o200k
+run_case "cargo install: capout --tail-tokens 2 --tokenizer cl100k" 0 "$tok2" \
+    "$work/cargo/bin/capout" --tail-tokens 2 --tokenizer cl100k
 
 echo "== the wheel: pip wheel . (maturin, zig, manylinux2014)"
 rm -rf "$dist"
@@ -150,6 +166,7 @@ python3 -m venv "$venv"
 "$venv/bin/pip" install --quiet --disable-pip-version-check --no-index "$wheel"
 check "pip put capout on the venv's PATH" test "$(PATH=$venv/bin:/usr/bin:/bin capout --version)" = "capout $version"
 run_case "pip: capout -c 10" 0 "$tail10" "$venv/bin/capout" -c 10
+run_case "pip: capout --tail-tokens 2 --tokenizer o200k" 0 "$tok2" "$venv/bin/capout" --tail-tokens 2 --tokenizer o200k
 check "pip: capout --mcp" serves_mcp "$venv/bin/capout"
 run_case "pip: capout -- sh -c 'exit 3'" 3 "" "$venv/bin/capout" --notice none -- sh -c 'exit 3'
 check "pip installed the man page into the venv's share/man/man1" same_file "$venv/share/man/man1/capout.1" man/capout.1
@@ -170,6 +187,17 @@ sys.exit(0 if (got.output, pushed, got.summary.truncated, ran.summary.exit_code)
 PY
 }
 check "pip: import capout (cap, Capper, run)" imports
+imports_o200k() {
+    "$venv/bin/python" - "$work/input.txt" "$tok2" <<'PY'
+import sys
+import capout
+data, want = open(sys.argv[1], "rb").read(), sys.argv[2].encode()
+got = capout.cap(data, tail_tokens=2, tokenizer="o200k")
+print("capout.cap(tokenizer='o200k'):", got.output, got.summary.tokenizer)
+sys.exit(0 if (got.output, got.summary.tokenizer) == (want, "o200k") else 1)
+PY
+}
+check "pip: import capout: cap(tail_tokens=2, tokenizer='o200k')" imports_o200k
 
 echo "== uv tool install"
 uvdir=$work/uv
@@ -211,6 +239,7 @@ check "npm -g: man capout opens the installed page" man_finds "$global/bin" "$gl
 check "npm -g: the page is man/capout.1" same_file "$global/share/man/man1/capout.1" man/capout.1
 check "npx capout --version" test "$(cd "$scratch" && npx --offline capout --version)" = "capout $version"
 run_case "npm launcher: capout -c 10" 0 "$tail10" "$launcher" -c 10
+run_case "npm launcher: capout --tail-tokens 2 --tokenizer o200k" 0 "$tok2" "$launcher" --tail-tokens 2 --tokenizer o200k
 check "npm launcher: capout --mcp" serves_mcp "$launcher"
 run_case "npx: capout -c 10" 0 "$tail10" sh -c "cd $scratch && exec npx --offline capout -c 10"
 run_case "npm launcher: capout -- sh -c 'exit 3'" 3 "" "$launcher" --notice none -- sh -c 'exit 3'
@@ -255,6 +284,8 @@ echo "== the JS entry: require, import, capout/ai-sdk, types"
 in_scratch() { (cd "$scratch" && "$@"); }
 check "require('capout') from CommonJS: cap() is capout -c 10" \
     test "$(in_scratch node -e 'process.stdout.write(require("capout").cap(require("fs").readFileSync(0), { tailChars: 10 }))' <"$work/input.txt")" = "${tail10%$'\n'}"
+check "require('capout'): cap() with tokenizer 'o200k'" \
+    test "$(in_scratch node -e 'process.stdout.write(require("capout").cap(require("fs").readFileSync(0), { tailTokens: 2, tokenizer: "o200k" }))' <"$work/input.txt")" = "${tok2%$'\n'}"
 esm_capper='import { Capper } from "capout";
 const c = new Capper({ headLines: 1 });
 process.stdout.write(Buffer.concat([c.push("line one\nline two\n"), c.finish().output]));'
@@ -275,7 +306,8 @@ check "require('capout/ai-sdk') from CommonJS: the server's read" \
 # The consumers of crates/node/test/types, against the installed package.
 cp crates/node/test/types/{tsconfig.json,consumer.mts,consumer.cts,wrong.mts} "$scratch"
 tsc=$PWD/crates/node/node_modules/.bin/tsc
-[[ -x $tsc ]] || tsc=$scratch/node_modules/.bin/tsc
+# in_scratch runs it from $scratch: an absolute path.
+[[ -x $tsc ]] || tsc=$PWD/$scratch/node_modules/.bin/tsc
 check "the types resolve for ESM and CommonJS consumers (tsc --noEmit)" in_scratch "$tsc" -p tsconfig.json
 wrong=$(in_scratch "$tsc" --ignoreConfig --noEmit --module nodenext --strict --skipLibCheck --types node wrong.mts) || true
 check "tsc rejects a wrong use of cap() and Capper: the types are the package's" \
@@ -288,6 +320,7 @@ check "the launcher without its platform package says so, status 1" \
     test "$status:$err" = "1:capout: no binary for $platform: the package capout-$platform is not installed (install it beside capout, or install capout with cargo)"
 
 echo "== sizes (the README quotes them)"
+printf '%9d bytes  %s (cargo install, unstripped)\n' "$(stat -c %s "$work/cargo/bin/capout")" capout
 for f in "$wheel" "$dist"/capout-*.tgz; do
     printf '%9d bytes  %s\n' "$(stat -c %s "$f")" "$(basename "$f")"
 done

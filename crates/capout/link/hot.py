@@ -27,9 +27,17 @@ def text_ranges(binary):
 
 def pattern(name):
     """The name without what changes from build to build: the hash of a
-    legacy name, the crate disambiguators of a v0 name."""
+    legacy name, the crate disambiguators of a v0 name, and the number
+    that LLVM appends to a copy it makes of a function (`.1496`), which
+    a later build numbers differently or leaves out."""
+    name = re.sub(r"\.[0-9]+$", "", name)
     name = re.sub(r"17h[0-9a-f]{16}E$", "17h*E", name)
     return re.sub(r"Cs[0-9A-Za-z]+_", "Cs*_", name)
+
+
+def rule(p):
+    """The input sections of one function, numbered copies included."""
+    return f"        *(.text.{p} .text.{p}.* .text.unlikely.{p} .text.unlikely.{p}.*)"
 
 
 def main():
@@ -51,7 +59,7 @@ def main():
     # the same runs execute together.
     order = sorted(runs, key=lambda n: (-len(runs[n]), sorted(runs[n]), n))
     patterns = list(dict.fromkeys(pattern(n) for n in order))
-    lines = "\n".join(f"        *(.text.{p} .text.unlikely.{p})" for p in patterns)
+    lines = "\n".join(rule(p) for p in patterns)
     block = (
         f"{BEGIN}\n{WHY}\nSECTIONS\n{{\n    .text.hot : {{\n{lines}\n    }}\n}}\nINSERT BEFORE .text;\n{END}\n"
     )

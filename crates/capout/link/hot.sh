@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Writes the hot block of link/cold.ld: the functions that the filter's
 # bounded runs execute (every row of benches/memory.sh that capout bounds,
-# on 2 MiB of each of its inputs), as callgrind sees them in the release
-# build, ordered so that the code that every run executes comes first and
-# code shared by the same runs lies together. The kernel maps code 64 KiB
-# around each page a run touches: placed together, the code a run needs
-# fills fewer of those windows than when it lies among code it skips.
+# on 2 MiB of each of its inputs, and two rows of benches/shapes.sh), as
+# callgrind sees them in the release build, ordered so that the code that
+# every run executes comes first and code shared by the same runs lies
+# together. The kernel maps code 64 KiB around each page a run touches:
+# placed together, the code a run needs fills fewer of those windows than
+# when it lies among code it skips.
 #
 # Usage: crates/capout/link/hot.sh   (needs valgrind and python3)
 #
@@ -30,6 +31,7 @@ lines() {
 empty_lines() { head -c "$size" /dev/zero | tr '\0' '\n'; }
 short_lines() { yes 'ab x' | head -c "$size"; }
 one_line() { head -c "$size" /dev/zero | tr '\0' 'x'; }
+long_lines() { yes "$(printf 'alpha beta gamma delta epsilon %.0s' {1..3303})" | head -c "$size"; }
 runs=0
 profile() { # input-function args...
     local input=$1
@@ -53,5 +55,9 @@ for pair in "lines one_line" "empty_lines short_lines"; do
         profile "$second" $options
     done < <(rows "$first $second")
 done
+# Two rows of benches/shapes.sh that peak higher than those above: a
+# pattern with an alternation, and --tail-lines 500 on 100 KiB lines.
+profile lines -m 50 -e 'conn?ection (reset|refused) by pe+r'
+profile long_lines --tail-lines 500
 python3 "$link/hot.py" "$capout" "$link/cold.ld" "$work"/run.*
 echo "hot block of $link/cold.ld written from $runs runs"

@@ -23,3 +23,5 @@ mod seek;
 mod signals;
 mod token_caps;
 mod tokens;
+#[cfg(all(target_os = "linux", feature = "exact-tokens"))]
+mod vocab_pages;

@@ -1749,11 +1749,14 @@ pub enum Exact {
 pub fn count_exact(kind: Exact, bytes: &[u8]) -> usize {
     let text = String::from_utf8_lossy(bytes);
     let bpe = match kind {
-        Exact::O200k => tiktoken_rs::o200k_base_singleton(),
-        Exact::Cl100k => tiktoken_rs::cl100k_base_singleton(),
+        Exact::O200k => vocab::o200k(),
+        Exact::Cl100k => vocab::cl100k(),
     };
     bpe.encode_ordinary(&text).len()
 }
+
+#[cfg(feature = "exact-tokens")]
+mod vocab;
 
 #[cfg(test)]
 mod tests {
