@@ -12,15 +12,13 @@
 #                         "logs rust prose cjk")
 #   CAPOUT_BENCH_RUNS     timed runs of each command (default 3)
 #   CAPOUT_BENCH_CALLS    calls on 1 KiB per timing (default 200)
-#   CAPOUT_BENCH_EXACT    set to 0 to leave out the exact tokenizer (its
-#                         build needs the feature exact-tokens)
+#   CAPOUT_BENCH_EXACT    set to 0 to leave out the exact tokenizer's rows
 #   CAPOUT_BENCH_BIN      a capout to time instead of building one (an
 #                         earlier build, to compare in one sitting, as the
 #                         other benches take it; CAPOUT_BIN is the old name)
 #
-# capout is built without default features (no MCP server), as peak RSS is
-# meant to be read; the exact tokenizer's rows use a second build with
-# `--features exact-tokens`. CPU time comes from bash's `times` (a subshell
+# capout is the release build that is shipped, exact tokenizers included.
+# CPU time comes from bash's `times` (a subshell
 # that runs capout alone, so `cat` is not counted), peak RSS from
 # /usr/bin/time (Debian package `time`; left out without it). The ratio is
 # capout's token cap over the character cap of the same row.
@@ -51,14 +49,10 @@ else
     cargo build --release --quiet --manifest-path "$root/Cargo.toml"
     capout=$tmp/capout
     cp "$target_dir/release/capout" "$capout"
+    exact=$capout
+fi
+if [[ ${CAPOUT_BENCH_EXACT:-1} == 0 ]]; then
     exact=
-    if [[ ${CAPOUT_BENCH_EXACT:-1} != 0 ]]; then
-        echo "building capout (--release --features exact-tokens) ..." >&2
-        cargo build --release --quiet --features exact-tokens \
-            --manifest-path "$root/Cargo.toml"
-        exact=$tmp/capout-exact
-        cp "$target_dir/release/capout" "$exact"
-    fi
 fi
 # Whether `$exact` knows the exact tokenizers.
 if [[ -n $exact ]] && ! printf 'x' | "$exact" --tail-tokens 1 --tokenizer o200k >/dev/null 2>&1; then
