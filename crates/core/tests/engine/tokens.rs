@@ -88,11 +88,12 @@ fn ascii_text() -> impl Strategy<Value = Vec<u8>> {
         3 => " [a-z]{1,10}".prop_map(String::into_bytes),
         2 => " ?[A-Z]{1,4}[a-z]{0,8}".prop_map(String::into_bytes),
         2 => "[0-9]{1,8}".prop_map(String::into_bytes),
+        1 => "[0-9]{1,4}[\u{663}\u{966}\u{ff11}]".prop_map(String::into_bytes),
         3 => "[ \t]{1,9}".prop_map(String::into_bytes),
         2 => "[ \t]{0,3}\n{1,3}[ \t]{0,12}".prop_map(String::into_bytes),
         3 => r#"[-+*/=(){};:,.!?'"_<>\[\]@#$%&|~^`\\]{1,4}\n{0,2}"#.prop_map(String::into_bytes),
         1 => "[a-z]{60,90}".prop_map(String::into_bytes),
-        1 => "[ \n\r\t\x1b\x00]{1,3}".prop_map(String::into_bytes),
+        1 => "[ \n\r\t\x0b\x0c\x1b\x00]{1,3}".prop_map(String::into_bytes),
         1 => "[éü中한😀\u{a0}]{1,2}".prop_map(String::into_bytes),
     ];
     prop::collection::vec(atom, 0..120).prop_map(|v| v.concat())
@@ -122,5 +123,11 @@ proptest! {
         model.run(&bytes, &mut |at, cost| push(&mut model_at, at, cost));
         prop_assert_eq!(new.total_scaled(), model.total_scaled());
         prop_assert_eq!(new_at, model_at);
+        // The plain count, which prices a number's groups of three at once.
+        let mut plain = Estimator::default();
+        for (from, to) in reads(&bytes, &sizes) {
+            plain.feed(&bytes[from..to]);
+        }
+        prop_assert_eq!(plain.total_scaled(), model.total_scaled());
     }
 }
