@@ -113,6 +113,10 @@ table lines one_line <<'OPTIONS'
 --tail-lines 500 --render --render-width 1000 --render-height 200   # not bounded: the cells of the screen asked for
 --tail-lines 500 --keep INFO --keep-max 20
 -c 5000 --json
+--tail-tokens 5000
+--head-tokens 5000
+--tail-tokens 5000 --json
+--head-tokens 2000 --tail-tokens 3000
 -n 500 --notice-format {total}
 -c 5000 --save /dev/null
 -c 5000 --progress always
