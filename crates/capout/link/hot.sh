@@ -59,5 +59,13 @@ done
 # pattern with an alternation, and --tail-lines 500 on 100 KiB lines.
 profile lines -m 50 -e 'conn?ection (reset|refused) by pe+r'
 profile long_lines --tail-lines 500
+# The token caps on the kinds of text whose pieces the generated lines
+# above do not have (source code, prose, CJK), as benches/tokens.sh runs them.
+corpus() { head -c "$size" "$root/crates/capout/tests/fixtures/tokens/$1.txt"; }
+for kind in rust prose cjk; do
+    eval "${kind}_text() { corpus $kind; }"
+    profile "${kind}_text" --tail-tokens 5000 --json
+    profile "${kind}_text" --head-tokens 2000 --tail-tokens 3000
+done
 python3 "$link/hot.py" "$capout" "$link/cold.ld" "$work"/run.*
 echo "hot block of $link/cold.ld written from $runs runs"
