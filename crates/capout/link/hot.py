@@ -14,12 +14,21 @@ WHY = """/* The functions that the filter's bounded runs execute, before the res
    this script, so a function of a rare module stays with the rare code. */"""
 
 
-def text_ranges(binary):
+WARM_BEGIN = "        /* warm: written by link/hot.sh */"
+WARM_END = "        /* end of warm */"
+WARM_WHY = """        /* The rare modes' functions that the profiled runs of those modes
+           execute (the token caps, --json), first among the rare code, in
+           the same order as the hot block. */"""
+
+
+def text_ranges(binary, cold=False):
     """Where .text and the hot block the script wrote before lie: a function
-    in either is one the block may name; one in .text.cold stays there."""
+    in either is one the block may name; one in .text.cold stays there,
+    where the warm block orders it."""
     sections = subprocess.run(["readelf", "-SW", binary], capture_output=True, text=True, check=True).stdout
     ranges = []
-    for m in re.finditer(r"\]\s+\.text(?:\.hot)?\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", sections):
+    names = r"\.text\.cold" if cold else r"\.text(?:\.hot)?"
+    for m in re.finditer(r"\]\s+" + names + r"\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", sections):
         start = int(m.group(1), 16)
         ranges.append((start, start + int(m.group(2), 16)))
     return ranges
@@ -51,34 +60,49 @@ def rule(p):
 def main():
     binary, script, profiles = sys.argv[1], sys.argv[2], sys.argv[3:]
     ranges = text_ranges(binary)
-    symbols = set()
+    cold = text_ranges(binary, cold=True)
+    symbols, cold_symbols = set(), set()
     for line in subprocess.run(["nm", binary], capture_output=True, text=True, check=True).stdout.splitlines():
         parts = line.split()
-        if len(parts) == 3 and parts[1] in "tT" and any(lo <= int(parts[0], 16) < hi for lo, hi in ranges):
-            symbols.add(parts[2])
+        if len(parts) == 3 and parts[1] in "tT":
+            at = int(parts[0], 16)
+            if any(lo <= at < hi for lo, hi in ranges):
+                symbols.add(parts[2])
+            elif any(lo <= at < hi for lo, hi in cold):
+                cold_symbols.add(parts[2])
     runs = {}
     for number, path in enumerate(profiles):
         with open(path, errors="replace") as f:
             for line in f:
                 m = re.match(r"c?fn=\(\d+\) (.+)", line)
-                if m and m.group(1).strip() in symbols:
+                if m and m.group(1).strip() in symbols | cold_symbols:
                     runs.setdefault(m.group(1).strip(), set()).add(number)
     # Code that more runs execute first; among the same count, code that
     # the same runs execute together.
     order = sorted(runs, key=lambda n: (-len(runs[n]), sorted(runs[n]), n))
-    patterns = list(dict.fromkeys(twin for n in order for twin in with_avx512(pattern(n))))
+    warm = list(dict.fromkeys(twin for n in order if n in cold_symbols for twin in with_avx512(pattern(n))))
+    patterns = list(
+        dict.fromkeys(twin for n in order if n not in cold_symbols for twin in with_avx512(pattern(n)))
+    )
     lines = "\n".join(rule(p) for p in patterns)
     block = (
         f"{BEGIN}\n{WHY}\nSECTIONS\n{{\n    .text.hot : {{\n{lines}\n    }}\n}}\nINSERT BEFORE .text;\n{END}\n"
     )
     text = open(script).read()
+    if WARM_BEGIN in text:
+        warm_lines = "\n".join(rule(p) for p in warm)
+        text = (
+            text[: text.index(WARM_BEGIN)]
+            + f"{WARM_BEGIN}\n{WARM_WHY}\n{warm_lines}\n"
+            + text[text.index(WARM_END) :]
+        )
     if BEGIN in text:
         text = text[: text.index(BEGIN)] + block + text[text.index(END) + len(END) + 1 :]
     else:
         text += "\n" + block
     with open(script, "w") as f:
         f.write(text)
-    print(f"{len(patterns)} functions in the hot block")
+    print(f"{len(patterns)} functions in the hot block, {len(warm)} in the warm one")
 
 
 if __name__ == "__main__":
