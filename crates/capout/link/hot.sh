@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Writes the hot block of link/cold.ld: the functions that the filter's
 # bounded runs execute (every row of benches/memory.sh that capout bounds,
-# on 2 MiB of each of its inputs, and two rows of benches/shapes.sh), as
-# callgrind sees them in the release build, ordered so that the code that
-# every run executes comes first and code shared by the same runs lies
-# together. The kernel maps code 64 KiB around each page a run touches:
-# placed together, the code a run needs fills fewer of those windows than
-# when it lies among code it skips.
+# on 2 MiB of each of its inputs, two rows of benches/shapes.sh and the
+# token caps on source, prose and CJK text), as callgrind sees them in the
+# release build, ordered so that the code that every run executes comes
+# first and code shared by the same runs lies together. The kernel maps
+# code 64 KiB around each page a run touches: placed together, the code a
+# run needs fills fewer of those windows than when it lies among code it
+# skips. The functions of the rare modes among them (the token caps,
+# --json) stay in .text.cold, first there and in the same order: the warm
+# block.
 #
 # Usage: crates/capout/link/hot.sh   (needs valgrind and python3)
 #
