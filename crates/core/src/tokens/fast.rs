@@ -68,7 +68,24 @@ impl Estimator {
     /// boundary (the state is `Start`, nothing pending), and returns where
     /// the first piece it leaves to the general loop starts.
     #[inline]
-    pub(super) fn pieces<S: Sink>(&mut self, bytes: &[u8], mut i: usize, sink: &mut S) -> usize {
+    pub(super) fn pieces<S: Sink>(&mut self, bytes: &[u8], i: usize, sink: &mut S) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(to) = self.pieces_avx2(bytes, i, sink) {
+            return to;
+        }
+        self.lane(bytes, i, sink, Portable)
+    }
+
+    /// [`pieces`](Self::pieces), with the blocks classified by `classify`.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    pub(super) fn lane<S: Sink, C: Classify>(
+        &mut self,
+        bytes: &[u8],
+        mut i: usize,
+        sink: &mut S,
+        classify: C,
+    ) -> usize {
         debug_assert!(self.state == State::Start && self.bytes == 0 && self.partial_len == 0);
         // Stream offset of `bytes[0]`.
         let base = self.pos - i as u64;
@@ -77,7 +94,7 @@ impl Estimator {
             // Blocks of 64 bytes while there are, then byte by byte; a
             // piece too long for a block goes byte by byte too.
             let (to, stopped) = if i + BLOCK <= bytes.len() {
-                match block_pieces(bytes, i, base, &mut committed, sink) {
+                match block_pieces(bytes, i, base, &mut committed, sink, classify) {
                     Ended::Stop(to) => (to, true),
                     Ended::Cross(to) if to > i => (to, false),
                     Ended::Cross(_) => scalar_pieces(bytes, i, i + 1, base, &mut committed, sink),
@@ -96,8 +113,25 @@ impl Estimator {
     }
 }
 
+/// How the lane tells the classes of the bytes of a block.
+pub(super) trait Classify: Copy {
+    fn block(self, bytes: &[u8; BLOCK]) -> Block;
+}
+
+/// With SSE2 (or the widest vectors of other targets) through `wide`, and
+/// the rare pairs by table lookups.
+#[derive(Clone, Copy)]
+pub(super) struct Portable;
+
+impl Classify for Portable {
+    #[inline]
+    fn block(self, bytes: &[u8; BLOCK]) -> Block {
+        Block::new(bytes)
+    }
+}
+
 /// Bytes a block is classified in.
-const BLOCK: usize = 64;
+pub(super) const BLOCK: usize = 64;
 
 /// How [`block_pieces`] ended: at a piece the lane leaves to the general
 /// loop, or at one that goes on past the block.
@@ -107,28 +141,30 @@ enum Ended {
 }
 
 /// The classes of 64 bytes, a bit each (byte `j` in bit `j`).
-struct Block {
-    lower: u64,
-    upper: u64,
-    digit: u64,
+pub(super) struct Block {
+    pub(super) lower: u64,
+    pub(super) upper: u64,
+    pub(super) digit: u64,
     /// White space other than newlines (all of it one byte).
-    space: u64,
+    pub(super) space: u64,
     /// `\n`.
-    newline: u64,
+    pub(super) newline: u64,
     /// U+0020 itself.
-    plain: u64,
+    pub(super) plain: u64,
     /// The bytes of class `PUNCT`.
-    punct: u64,
+    pub(super) punct: u64,
     /// Bytes that are not ASCII.
-    high: u64,
+    pub(super) high: u64,
+    /// `\r` and ESC, which the lane leaves to the general loop.
+    pub(super) stops: u64,
     /// Bit `j`: bytes `j - 1` and `j` are ASCII letters whose pair, as
     /// small letters, is rare (`RARE_BYTES`); never bit 0.
-    rare: u64,
+    pub(super) rare: u64,
 }
 
 impl Block {
     #[inline]
-    fn new(bytes: &[u8; BLOCK]) -> Block {
+    pub(super) fn new(bytes: &[u8; BLOCK]) -> Block {
         let mut m = [0u64; 8];
         for k in 0..BLOCK / 16 {
             let mut lanes = [0; 16];
@@ -166,7 +202,7 @@ impl Block {
             }
             rare |= u64::from(bits) << (8 * k);
         }
-        Block { lower, upper, digit, space, newline, plain, punct, high, rare }
+        Block { lower, upper, digit, space, newline, plain, punct, high, stops, rare }
     }
 }
 
@@ -203,9 +239,16 @@ fn has(mask: u64, at: usize) -> bool {
 /// The plain pieces of the block of 64 bytes at `bytes[i..]`, as
 /// [`scalar_pieces`] reads them, with each run found and the rare pairs of
 /// each word counted by the bits of its classes.
-#[allow(clippy::too_many_lines, clippy::many_single_char_names)]
-#[inline]
-fn block_pieces<S: Sink>(bytes: &[u8], i: usize, base: u64, committed: &mut u64, sink: &mut S) -> Ended {
+#[allow(clippy::too_many_lines, clippy::many_single_char_names, clippy::inline_always)]
+#[inline(always)]
+fn block_pieces<S: Sink, C: Classify>(
+    bytes: &[u8],
+    i: usize,
+    base: u64,
+    committed: &mut u64,
+    sink: &mut S,
+    classify: C,
+) -> Ended {
     let Some(block) = bytes.get(i..i + BLOCK).and_then(|b| <&[u8; BLOCK]>::try_from(b).ok()) else {
         return Ended::Cross(i);
     };
@@ -214,7 +257,14 @@ fn block_pieces<S: Sink>(bytes: &[u8], i: usize, base: u64, committed: &mut u64,
     if block[0] >= 0x80 || block[0] == b'\r' || block[0] == 0x1B {
         return Ended::Stop(i);
     }
-    let m = Block::new(block);
+    let m = classify.block(block);
+    // The plain count takes the block's whole pieces at once where it can.
+    if !S::TELLS
+        && let Some((to, cost)) = super::bulk::block_cost(block, &m)
+    {
+        *committed += cost;
+        return Ended::Cross(i + to);
+    }
     let letter = m.lower | m.upper;
     // A space before a small letter.
     let space_word = m.plain & m.lower >> 1;

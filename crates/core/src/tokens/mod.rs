@@ -81,7 +81,15 @@
 //! character at once: the small letters of a word eight at a time, words
 //! led by a space one after another, digits, punctuation, white space,
 //! and kana, CJK ideographs and Hangul, decoded without the standard
-//! library's tables. A copy of the estimator before these paths is kept
+//! library's tables. The plain count (a total, without boundaries) goes
+//! further: from a boundary, a block of plain ASCII is priced whole from
+//! its bit masks (`bulk.rs`), each kind of piece by the marks it leaves
+//! (where words, digit groups and runs of punctuation start, the letters
+//! at each position of their words), so that no loop runs over its
+//! pieces. On CPUs with AVX2 the lanes run compiled for it (`avx2.rs`,
+//! through `pulp`): the classes of a block in a few compares, its rare
+//! pairs by byte shuffles, and counts of bits with `popcnt`.
+//! A copy of the estimator before these paths is kept
 //! in the engine's tests (`tests/engine/tokens/`) as the model they must
 //! agree with on any input split anywhere.
 //!
@@ -93,6 +101,9 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+mod bulk;
 mod fast;
 
 /// Thousandths of a token: the unit costs are kept in.

@@ -131,3 +131,78 @@ proptest! {
         prop_assert_eq!(plain.total_scaled(), model.total_scaled());
     }
 }
+
+/// Plain ASCII as source, logs and prose have it, and none of what the
+/// lanes leave to the general loop (bytes that are not ASCII, `\r`, ESC),
+/// so that the plain count reads most blocks whole: words of every case
+/// and length, led by spaces, tabs and each punctuation character, runs
+/// of punctuation with newlines, numbers, indentation, lines of spaces.
+fn plain_ascii_text() -> impl Strategy<Value = Vec<u8>> {
+    let atom = prop_oneof![
+        6 => "[a-z]{1,12}".prop_map(String::into_bytes),
+        4 => "[ \t]?[a-z]{1,10}".prop_map(String::into_bytes),
+        3 => "[ \t]?[A-Z]{1,4}[a-z]{0,8}".prop_map(String::into_bytes),
+        2 => r#"[-+*/=(){};:,.!?'"_<>\[\]@#$%&|~^`\\][A-Za-z]{1,6}"#.prop_map(String::into_bytes),
+        2 => "[0-9]{1,8}".prop_map(String::into_bytes),
+        3 => "[ \t\x0b\x0c]{1,9}".prop_map(String::into_bytes),
+        2 => "[ \t]{0,12}\n{1,5}[ \t]{0,12}".prop_map(String::into_bytes),
+        3 => r#" ?[-+*/=(){};:,.!?'"_<>\[\]@#$%&|~^`\\]{1,12}\n{0,5}"#.prop_map(String::into_bytes),
+        1 => "[a-zA-Z]{17,40}".prop_map(String::into_bytes),
+        1 => " {20,40}[a-z]?".prop_map(String::into_bytes),
+    ];
+    prop::collection::vec(atom, 0..150).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// The plain count, which reads whole blocks of plain ASCII at once,
+    /// against the model, in reads of any size and whole.
+    #[test]
+    fn same_plain_count_on_plain_ascii(
+        bytes in plain_ascii_text(),
+        sizes in prop::collection::vec(1usize..=400, 1..6),
+    ) {
+        let mut model = Model::default();
+        model.feed(&bytes);
+        let mut whole = Estimator::default();
+        whole.feed(&bytes);
+        prop_assert_eq!(whole.total_scaled(), model.total_scaled());
+        let mut plain = Estimator::default();
+        for (from, to) in reads(&bytes, &sizes) {
+            plain.feed(&bytes[from..to]);
+        }
+        prop_assert_eq!(plain.total_scaled(), model.total_scaled());
+    }
+}
+
+/// The calibration corpora, whole and in reads of every size from 1 to
+/// 7 bytes and of 64 KiB, 1000 and 4093 bytes: the plain count gives the
+/// model's total at the end of every read.
+#[test]
+fn same_plain_count_on_the_corpora() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../capout/tests/fixtures/tokens");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(dir).expect("the corpora are in the repository") {
+        let path = entry.expect("a corpus").path();
+        if path.extension().is_none_or(|e| e != "txt") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).expect("a corpus");
+        seen += 1;
+        for size in [1, 2, 3, 5, 7, 1000, 4093, 64 * 1024, bytes.len()] {
+            let (mut plain, mut model) = (Estimator::default(), Model::default());
+            for (from, to) in reads(&bytes, &[size]) {
+                plain.feed(&bytes[from..to]);
+                model.feed(&bytes[from..to]);
+                assert_eq!(
+                    plain.total_scaled(),
+                    model.total_scaled(),
+                    "{} in reads of {size}, after {to} bytes",
+                    path.display()
+                );
+            }
+        }
+    }
+    assert!(seen >= 10, "only {seen} corpora");
+}

@@ -1,0 +1,290 @@
+//! The plain count's bulk lane: the cost of the whole pieces of 64 bytes
+//! of plain ASCII text at once, from the bit masks of their classes, with
+//! no loop over the pieces.
+//!
+//! A full scan (`--json`'s total, the middle notice of the token pair)
+//! needs the sum of the costs, not where each piece ends. Inside a block,
+//! each kind of piece leaves a mark that bit arithmetic finds for all of
+//! them at once (where a word starts, a digit group, a run of
+//! punctuation), and each price is a sum of steps by length: a word of
+//! `n` letters costs the steps of its first `n` letters, so the block's
+//! words cost the step of position `k` times the letters at position `k`,
+//! a count of bits per `k`. What no step prices this way is read piece by
+//! piece (a word of two or more capitals, whose price is the larger of
+//! two) or left to the fast lane (a long run of newlines, many spaces
+//! before a newline, a blank line of spaces), which reads the same block
+//! whole.
+//!
+//! The block ends at the last piece boundary that the bytes in it decide;
+//! what follows is read from there. Every price here is the one the fast
+//! lane gives the same piece: the engine's model tests feed the same text
+//! both ways.
+
+// Inlined into the lane with AVX2, whose counts of bits are `popcnt`.
+#![allow(clippy::inline_always)]
+// The masks of the classes are named by their initials: lower, upper,
+// digit, space, newline, punctuation.
+#![allow(clippy::many_single_char_names)]
+
+use super::fast::{BLOCK, Block};
+use super::{APART, CLOSE, LEADS, Prefix, floor, price, word_cost};
+
+/// Price steps of a run by its length: `STEPS[k]` is what the `k`-th
+/// character adds (index 0 unused), from a table of the first 16 (or 9)
+/// and `more` for each past it.
+const fn steps<const N: usize>(table: &[u64; N], more: u64) -> [u64; BLOCK + 1] {
+    let mut s = [more; BLOCK + 1];
+    s[0] = 0;
+    let mut k = 1;
+    while k < N {
+        s[k] = table[k] - table[k - 1];
+        k += 1;
+    }
+    s
+}
+
+/// The steps of a word's letters by what leads it: a space, nothing,
+/// punctuation.
+static WORD_STEPS: [[u64; BLOCK + 1]; 3] = [
+    steps(&price::SMALL[0], price::SMALL_MORE[0]),
+    steps(&price::SMALL[1], price::SMALL_MORE[1]),
+    steps(&price::SMALL[2], price::SMALL_MORE[2]),
+];
+
+/// The steps of a run of punctuation.
+static PUNCT_STEPS: [u64; BLOCK + 1] = steps(&price::PUNCT, price::PUNCT_MORE);
+
+#[inline(always)]
+fn prev(mask: u64) -> u64 {
+    mask << 1
+}
+
+#[inline(always)]
+fn next(mask: u64) -> u64 {
+    mask >> 1
+}
+
+#[inline(always)]
+fn bits(mask: u64) -> u64 {
+    u64::from(mask.count_ones())
+}
+
+/// Where the run of the bytes of `mask` that starts at `at` ends.
+#[inline(always)]
+fn run_end(mask: u64, at: usize) -> usize {
+    at + (!mask >> at).trailing_zeros() as usize
+}
+
+/// The bits `from..to` (`from <= to <= 64`).
+#[inline(always)]
+fn span(from: usize, to: usize) -> u64 {
+    let below = |n: usize| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+    below(to) & !below(from)
+}
+
+/// The cost of the whole pieces of `block` from its first byte, a piece
+/// boundary, and where the last of them ends (past the first byte); `None`
+/// when the block has no such piece this lane prices, and the fast lane
+/// reads it.
+#[inline(always)]
+pub(super) fn block_cost(block: &[u8; BLOCK], m: &Block) -> Option<(usize, u64)> {
+    let marks = Marks::new(m);
+    let end = marks.end(m)?;
+    let within = span(0, end);
+    let (cost, caps_letters) = marks.caps_words(block, m, within);
+    let cost = cost
+        + marks.words(block, m, within, caps_letters)
+        + price::DIGITS * bits(marks.groups & within)
+        + marks.punct_and_space(m, within);
+    Some((end, cost))
+}
+
+/// Where the pieces of a block start, by kind.
+struct Marks {
+    letter: u64,
+    /// Where words start: after a byte that is not a letter, or a capital
+    /// after a small letter.
+    starts: u64,
+    /// The letters after them, that go on with them.
+    goes_on: u64,
+    /// One punctuation character that leads the word after it: not led
+    /// by a space itself, nor part of a longer run.
+    lead: u64,
+    /// Runs of punctuation that are pieces of their own (with a space
+    /// that leads them and the newlines after them).
+    runs: u64,
+    /// Digits that start a group of three, from the start of a run.
+    groups: u64,
+}
+
+impl Marks {
+    #[inline(always)]
+    fn new(m: &Block) -> Marks {
+        let (l, u, d, p) = (m.lower, m.upper, m.digit, m.punct);
+        let letter = l | u;
+        let starts = letter & !prev(letter) | u & prev(l);
+        let lead = p & !prev(p) & !prev(m.plain) & next(letter);
+        let mut groups = d & !prev(d);
+        let mut group = groups;
+        loop {
+            group = d & prev(d & prev(d & prev(group)));
+            if group == 0 {
+                break;
+            }
+            groups |= group;
+        }
+        Marks { letter, starts, goes_on: letter & !starts, lead, runs: p & !prev(p) & !lead, groups }
+    }
+
+    /// Where the block's last piece that this lane prices ends: the last
+    /// boundary that the bytes before it decide.
+    #[inline(always)]
+    fn end(&self, m: &Block) -> Option<usize> {
+        let (s, n, p, plain) = (m.space, m.newline, m.punct, m.plain);
+        // A byte that is not plain ASCII (not ASCII, `\r`, ESC) decides
+        // nothing, and the boundary before it may hang on the byte before
+        // it: two bytes back.
+        let dirty = m.high | m.stops;
+        let mut limit = (dirty.trailing_zeros() as usize).saturating_sub(2).min(BLOCK - 2);
+        // The pieces the fast lane prices by their lengths: a fourth
+        // newline in a row (`long_run`, `run_after_punct`), an eleventh
+        // space before a newline (`fill_cost`), a line of spaces between
+        // two newlines (the general loop's blank lines). None of them
+        // starts a piece.
+        let n4 = n & prev(n) & prev(prev(n)) & prev(prev(prev(n)));
+        let s2 = s & prev(s);
+        let s4 = s2 & s2 << 2;
+        let s8 = s4 & s4 << 4;
+        let s11 = s8 & s8 << 3;
+        // Spaces between two newlines: the run after a newline, carried to
+        // its end, lands on the byte after it.
+        let blank = s.wrapping_add(s & prev(n)) & !s & n;
+        let hard = n4 | (s11 & next(n)) | blank;
+        limit = limit.min((hard.trailing_zeros() as usize).saturating_sub(1));
+        // A run of 34 spaces is past the floor of bytes a token.
+        let s16 = s8 & s8 << 8;
+        if s16 & s16 << 16 != 0 {
+            return None;
+        }
+        // Piece boundaries the bytes decide (not all of them: enough to
+        // end the block at one).
+        let bounds = self.starts & !prev(s) & !prev(self.lead)
+            | s & next(self.starts)
+            | self.lead
+            | self.groups
+            | self.runs & !prev(plain)
+            | plain & next(self.runs)
+            | n & !prev(n) & !prev(p) & !prev(s)
+            | s & !next(s) & !next(n);
+        let candidates = bounds & span(1, limit + 1);
+        (candidates != 0).then(|| 63 - candidates.leading_zeros() as usize)
+    }
+
+    /// The words of two or more capitals `within`, whose price is the
+    /// larger of two, one by one; and their letters.
+    #[inline(always)]
+    fn caps_words(&self, block: &[u8; BLOCK], m: &Block, within: u64) -> (u64, u64) {
+        let (u, l) = (m.upper, m.lower);
+        let mut cost = 0;
+        let mut words = self.starts & u & next(u) & within;
+        let mut letters = 0;
+        while words != 0 {
+            let at = words.trailing_zeros() as usize;
+            words &= words - 1;
+            let caps_end = run_end(u, at);
+            let word_end = run_end(l, caps_end);
+            letters |= span(at, word_end);
+            let (start, prefix, extra, lead_floor) = if at > 0 && m.space >> (at - 1) & 1 != 0 {
+                (at - 1, Prefix::Space, 0, 0)
+            } else if at > 0 && self.lead >> (at - 1) & 1 != 0 {
+                let kind = LEADS[usize::from(block[at - 1])];
+                let prefix = if kind == CLOSE { Prefix::None } else { Prefix::Punct };
+                let extra = if kind == APART { price::APART } else { 0 };
+                (at - 1, prefix, extra, floor(price::PUNCT[1], 1))
+            } else {
+                (at, Prefix::None, 0, 0)
+            };
+            let rare = bits(m.rare & span(at + 1, word_end));
+            let n = (word_end - at) as u64;
+            let caps = (caps_end - at) as u64;
+            let price = word_cost(n, caps, prefix, extra, rare).max(lead_floor);
+            cost += floor(price, (word_end - start) as u64);
+        }
+        (cost, letters)
+    }
+
+    /// The other words `within`: by what leads each (a space, nothing,
+    /// punctuation), the steps of their letters by position, and their
+    /// rare pairs.
+    #[inline(always)]
+    fn words(&self, block: &[u8; BLOCK], m: &Block, within: u64, caps_letters: u64) -> u64 {
+        let mut cost = 0;
+        let words = self.starts & within & !caps_letters;
+        // Punctuation priced apart, and `@`, which leads as nothing does.
+        let mut after_punct = 0;
+        let mut leads = self.lead & next(words);
+        while leads != 0 {
+            let at = leads.trailing_zeros() as usize;
+            leads &= leads - 1;
+            match LEADS[usize::from(block[at])] {
+                CLOSE => continue,
+                APART => cost += price::APART,
+                _ => {}
+            }
+            after_punct |= 1 << (at + 1);
+        }
+        let after_space = words & prev(m.space);
+        // The letters of the words that each kind leads: a run of letters
+        // that go on from one of its starts, cleared by the carry of
+        // adding it.
+        let letters_of = |first: u64| {
+            let run = self.goes_on | first;
+            run & !run.wrapping_add(first)
+        };
+        let spaced = letters_of(after_space);
+        let punctuated = letters_of(after_punct);
+        let bare = self.letter & within & !spaced & !punctuated & !caps_letters;
+        let [space_steps, bare_steps, punct_steps] = &WORD_STEPS;
+        // The letters at position k of their words, k = 1, 2, ...
+        let mut at_k = words;
+        let mut k = 1;
+        while at_k != 0 {
+            cost += space_steps[k] * bits(at_k & spaced)
+                + bare_steps[k] * bits(at_k & bare)
+                + punct_steps[k] * bits(at_k & punctuated);
+            at_k = self.goes_on & prev(at_k);
+            k += 1;
+        }
+        let rare = m.rare & self.goes_on;
+        cost + price::RARE[0] * bits(rare & spaced)
+            + price::RARE[1] * bits(rare & bare)
+            + price::RARE[2] * bits(rare & punctuated)
+    }
+
+    /// Punctuation and white space `within`.
+    #[inline(always)]
+    fn punct_and_space(&self, m: &Block, within: u64) -> u64 {
+        let (d, s, n, p) = (m.digit, m.space, m.newline, m.punct);
+        // Punctuation: the steps by position in the run; the newlines
+        // after it (three at most here) cost nothing more.
+        let mut cost = 0;
+        let mut at_k = self.runs & within;
+        let mut k = 1;
+        while at_k != 0 {
+            cost += PUNCT_STEPS[k] * bits(at_k);
+            at_k = p & prev(at_k);
+            k += 1;
+        }
+        // White space: a token for the part up to its newlines; of a run
+        // of spaces before something else, a token for all but the last
+        // when there are two or more, and one for the last when it leads
+        // nothing (a digit, or punctuation after a space that is not
+        // U+0020).
+        let lines = n & !prev(n) & !prev(p);
+        let run_starts = s & !prev(s);
+        let run_ends = s & !next(s);
+        let many = bits(run_starts & next(s) & within) - bits(run_ends & prev(s) & next(n) & within);
+        let alone = run_ends & (next(d) | next(p) & !m.plain);
+        cost + price::SPACES * (bits(lines & within) + many + bits(alone & within))
+    }
+}
