@@ -70,7 +70,7 @@ impl Estimator {
     #[inline]
     pub(super) fn pieces<S: Sink>(&mut self, bytes: &[u8], i: usize, sink: &mut S) -> usize {
         #[cfg(target_arch = "x86_64")]
-        if let Some(to) = self.pieces_avx2(bytes, i, sink) {
+        if let Some(to) = self.pieces_simd(bytes, i, sink) {
             return to;
         }
         self.lane(bytes, i, sink, Portable)

@@ -86,7 +86,7 @@
 //! its bit masks (`bulk.rs`), each kind of piece by the marks it leaves
 //! (where words, digit groups and runs of punctuation start, the letters
 //! at each position of their words), so that no loop runs over its
-//! pieces. On CPUs with AVX2 the lanes run compiled for it (`avx2.rs`,
+//! pieces. On CPUs with AVX-512 or AVX2 the lanes run compiled for it (`simd.rs`,
 //! through `pulp`): the classes of a block in a few compares, its rare
 //! pairs by byte shuffles, and counts of bits with `popcnt`.
 //! A copy of the estimator before these paths is kept
@@ -101,10 +101,10 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
-#[cfg(target_arch = "x86_64")]
-mod avx2;
 mod bulk;
 mod fast;
+#[cfg(target_arch = "x86_64")]
+mod simd;
 
 /// Thousandths of a token: the unit costs are kept in.
 pub const SCALE: u64 = 1000;
