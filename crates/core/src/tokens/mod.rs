@@ -335,6 +335,16 @@ const JOINS: u8 = 0;
 const APART: u8 = 1;
 const CLOSE: u8 = 2;
 
+/// What a word led by one punctuation character of `kind` ([`LEADS`])
+/// has for a prefix, and what it costs more, `capital` when its first
+/// letter is one.
+#[inline]
+fn punct_lead(kind: u8, capital: bool) -> (Prefix, u64) {
+    let _ = capital;
+    let prefix = if kind == CLOSE { Prefix::None } else { Prefix::Punct };
+    (prefix, if kind == APART { price::APART } else { 0 })
+}
+
 /// `prev_letter` at the start of a word.
 const NO_LETTER: u8 = 26;
 
@@ -640,6 +650,12 @@ fn punct_cost(chars: u64) -> u64 {
         Ok(n) if n < price::PUNCT.len() => price::PUNCT[n],
         _ => price::PUNCT[9] + (chars - 9).saturating_mul(price::PUNCT_MORE),
     }
+}
+
+/// What the ASCII punctuation `run` (bytes of class `PUNCT`) costs.
+#[inline]
+fn punct_run_cost(run: &[u8]) -> u64 {
+    punct_cost(run.len() as u64)
 }
 
 impl Estimator {
@@ -1456,14 +1472,11 @@ impl Estimator {
                     self.state = State::Start;
                     self.extra = 0;
                     self.bytes = bytes;
-                    let kind = self.lead_kind;
-                    let prefix = if kind == CLOSE { Prefix::None } else { Prefix::Punct };
+                    let (prefix, apart) = punct_lead(self.lead_kind, c == Char::Upper);
                     self.begin(c, at, n, extra, prefix, false);
                     // After `begin`, which tells ASCII letters by an
                     // `extra` of 0.
-                    if kind == APART {
-                        self.extra += price::APART;
-                    }
+                    self.extra += apart;
                 }
                 _ => {
                     self.commit_priced(self.punct_cost(ascii), at, sink);
