@@ -141,6 +141,28 @@ const JOINS: u8 = 0;
 const APART: u8 = 1;
 const CLOSE: u8 = 2;
 
+/// How far `o200k_base` merges a run of one ASCII punctuation character
+/// into one token: any in twos, these up to three, these up to four.
+static SAME_RUN: [u8; 256] = {
+    let mut t = [PAIRS; 256];
+    let three = b"\"'<>:`";
+    let mut i = 0;
+    while i < three.len() {
+        t[three[i] as usize] = THREES;
+        i += 1;
+    }
+    let four = b"!#(*-./=?_";
+    let mut i = 0;
+    while i < four.len() {
+        t[four[i] as usize] = FOURS;
+        i += 1;
+    }
+    t
+};
+const PAIRS: u8 = 0;
+const THREES: u8 = 1;
+const FOURS: u8 = 2;
+
 /// Prices, in thousandths of a token. Fitted on the corpora under
 /// `tests/fixtures/tokens` against `o200k_base` (see `tests/tokens.rs`);
 /// the words led by nothing or by punctuation, and `APART`, on Python
@@ -244,6 +266,8 @@ pub struct Model {
     /// How the pending punctuation, when it is one ASCII character,
     /// joins the word after it ([`LEADS`]).
     lead_kind: u8,
+    /// The ASCII character that all of the pending punctuation is, or 0.
+    same: u8,
     /// A character cut by the end of a piece of input.
     partial: [u8; 4],
     partial_len: u8,
@@ -268,6 +292,7 @@ impl Default for Model {
             fills: 0,
             last_ws_len: 1,
             lead_kind: JOINS,
+            same: 0,
             partial: [0; 4],
             partial_len: 0,
             partial_need: 0,
@@ -337,6 +362,17 @@ fn punct_cost(chars: u64) -> u64 {
     match usize::try_from(chars) {
         Ok(n) if n < price::PUNCT.len() => price::PUNCT[n],
         _ => price::PUNCT[9] + (chars - 9).saturating_mul(price::PUNCT_MORE),
+    }
+}
+
+/// `chars` ASCII punctuation characters, all of them `same` (0 when they
+/// differ): a token for a run of one character that merges whole.
+fn same_cost(chars: u64, same: u8) -> u64 {
+    let kind = SAME_RUN[same as usize];
+    if same != 0 && (chars <= 2 || chars <= 3 && kind == THREES || chars <= 4 && kind == FOURS) {
+        SCALE
+    } else {
+        punct_cost(chars)
     }
 }
 
@@ -479,7 +515,7 @@ impl Model {
                 }
             }
             State::Punct { ascii, .. } => {
-                floor(punct_cost(ascii) + self.extra + run_after_punct(self.run), self.bytes)
+                floor(same_cost(ascii, self.same) + self.extra + run_after_punct(self.run), self.bytes)
             }
         }
     }
@@ -606,9 +642,16 @@ impl Model {
                     self.pos += 1;
                     self.step(c, at, 1, extra, sink);
                     if class == PUNCT
-                        && let State::Punct { chars: 1, space: false, .. } = self.state
+                        && let State::Punct { chars, space, .. } = self.state
                     {
-                        self.lead_kind = LEADS[b as usize];
+                        if chars == 1 {
+                            self.same = b;
+                            if !space {
+                                self.lead_kind = LEADS[b as usize];
+                            }
+                        } else if self.same != b {
+                            self.same = 0;
+                        }
                     }
                     if class == ESC {
                         // ESC merges with nothing: what came before it in
@@ -864,6 +907,9 @@ impl Model {
                 Char::Punct if !newlines => {
                     self.bytes += n;
                     self.extra += extra;
+                    if extra > 0 {
+                        self.same = 0;
+                    }
                     self.state = State::Punct {
                         chars: chars + 1,
                         ascii: ascii + u64::from(extra == 0),
@@ -935,6 +981,7 @@ impl Model {
             }
             Char::Punct => {
                 self.lead_kind = JOINS;
+                self.same = 0;
                 self.extra += extra;
                 self.state = State::Punct {
                     chars: 1,
