@@ -320,30 +320,33 @@ fn kind(c: char) -> Kind {
 /// of [`Prefix::Punct`] (`.append`, `_dict`, `(obj`); these hardly
 /// ever do (`,entry` and `;const` are two tokens), and cost
 /// `price::APART` more; `@` of a decorator (`@property`) is as good as no
-/// prefix at all.
+/// prefix at all; `<` joins a capital (`<T`, `<Value` of generics) but
+/// not a small letter (`<usize` is two tokens).
 static LEADS: [u8; 256] = {
     let mut t = [JOINS; 256];
-    let apart = b"!\"#%*+,:;<=>\\`{|}";
+    let apart = b"!\"#%*+,:;=>\\`{|}";
     let mut i = 0;
     while i < apart.len() {
         t[apart[i] as usize] = APART;
         i += 1;
     }
     t[b'@' as usize] = CLOSE;
+    t[b'<' as usize] = CAPITAL;
     t
 };
 const JOINS: u8 = 0;
 const APART: u8 = 1;
 const CLOSE: u8 = 2;
+const CAPITAL: u8 = 3;
 
 /// What a word led by one punctuation character of `kind` ([`LEADS`])
 /// has for a prefix, and what it costs more, `capital` when its first
 /// letter is one.
 #[inline]
 fn punct_lead(kind: u8, capital: bool) -> (Prefix, u64) {
-    let _ = capital;
     let prefix = if kind == CLOSE { Prefix::None } else { Prefix::Punct };
-    (prefix, if kind == APART { price::APART } else { 0 })
+    let apart = kind == APART || kind == CAPITAL && !capital;
+    (prefix, if apart { price::APART } else { 0 })
 }
 
 /// How far `o200k_base` merges a run of one ASCII punctuation character

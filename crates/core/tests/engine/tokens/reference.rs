@@ -125,21 +125,23 @@ enum Prefix {
 /// of [`Prefix::Punct`] (`.append`, `_dict`, `(obj`); these hardly
 /// ever do (`,entry` and `;const` are two tokens), and cost
 /// `price::APART` more; `@` of a decorator (`@property`) is as good as no
-/// prefix at all.
+/// prefix at all; `<` joins a capital but not a small letter.
 static LEADS: [u8; 256] = {
     let mut t = [JOINS; 256];
-    let apart = b"!\"#%*+,:;<=>\\`{|}";
+    let apart = b"!\"#%*+,:;=>\\`{|}";
     let mut i = 0;
     while i < apart.len() {
         t[apart[i] as usize] = APART;
         i += 1;
     }
     t[b'@' as usize] = CLOSE;
+    t[b'<' as usize] = CAPITAL;
     t
 };
 const JOINS: u8 = 0;
 const APART: u8 = 1;
 const CLOSE: u8 = 2;
+const CAPITAL: u8 = 3;
 
 /// How far `o200k_base` merges a run of one ASCII punctuation character
 /// into one token: any in twos, these up to three, these up to four.
@@ -935,7 +937,7 @@ impl Model {
                     self.begin(c, at, n, extra, prefix, false);
                     // After `begin`, which tells ASCII letters by an
                     // `extra` of 0.
-                    if kind == APART {
+                    if kind == APART || kind == CAPITAL && c != Char::Upper {
                         self.extra += price::APART;
                     }
                 }
