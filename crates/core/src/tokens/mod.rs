@@ -553,8 +553,9 @@ pub struct Estimator {
     /// joins the word after it ([`LEADS`]).
     lead_kind: u8,
     /// The ASCII character that all of the pending punctuation is, or 0
-    /// ([`same_cost`]).
+    /// ([`same_cost`]), and its last two characters ([`run_cost`]).
     same: u8,
+    last2: u16,
     /// A character cut by the end of a piece of input.
     partial: [u8; 4],
     partial_len: u8,
@@ -580,6 +581,7 @@ impl Default for Estimator {
             last_ws_len: 1,
             lead_kind: JOINS,
             same: 0,
+            last2: 0,
             partial: [0; 4],
             partial_len: 0,
             partial_need: 0,
@@ -707,14 +709,29 @@ fn same_cost(chars: u64, same: u8) -> u64 {
     if chars <= merged { SCALE } else { cost }
 }
 
+/// The last two characters of punctuation that end a statement, `);`:
+/// `o200k_base` merges the `;` with what comes before it (`());` and
+/// `\"]);` are a token, `);` and `();` too).
+const STATEMENT_END: u16 = u16::from_be_bytes([b')', b';']);
+
+/// What `chars` ASCII punctuation characters cost, `same` the one
+/// character they all are (0 when they differ), `last2` the last two
+/// (the first in the high byte, 0 for one that is not ASCII): at a
+/// statement's end the `;` costs nothing ([`STATEMENT_END`]).
+#[inline]
+fn run_cost(chars: u64, same: u8, last2: u16) -> u64 {
+    if last2 == STATEMENT_END && chars >= 4 { punct_cost(chars - 1) } else { same_cost(chars, same) }
+}
+
 /// What the ASCII punctuation `run` (bytes of class `PUNCT`) costs.
 #[inline]
 fn punct_run_cost(run: &[u8]) -> u64 {
-    let same = match run {
-        [first, rest @ ..] if rest.iter().all(|c| c == first) => *first,
-        _ => 0,
+    let (same, last2) = match run {
+        [first, rest @ ..] if rest.iter().all(|c| c == first) => (*first, 0),
+        [.., a, b] => (0, u16::from_be_bytes([*a, *b])),
+        _ => (0, 0),
     };
-    same_cost(run.len() as u64, same)
+    run_cost(run.len() as u64, same, last2)
 }
 
 impl Estimator {
@@ -893,7 +910,7 @@ impl Estimator {
     #[inline]
     fn punct_cost(&self, ascii: u64) -> u64 {
         floor(
-            same_cost(ascii, self.same) + self.extra + run_after_punct(self.run_len, self.run_cr),
+            run_cost(ascii, self.same, self.last2) + self.extra + run_after_punct(self.run_len, self.run_cr),
             self.bytes,
         )
     }
@@ -1069,11 +1086,15 @@ impl Estimator {
                             if let State::Punct { chars, space, .. } = self.state {
                                 if chars == 1 {
                                     self.same = b;
+                                    self.last2 = u16::from(b);
                                     if !space {
                                         self.lead_kind = LEADS[b as usize];
                                     }
-                                } else if self.same != b {
-                                    self.same = 0;
+                                } else {
+                                    if self.same != b {
+                                        self.same = 0;
+                                    }
+                                    self.last2 = self.last2 << 8 | u16::from(b);
                                 }
                             }
                             continue;
@@ -1223,6 +1244,11 @@ impl Estimator {
             if rest[..n].iter().any(|&c| c != self.same) {
                 self.same = 0;
             }
+            self.last2 = match rest[..n] {
+                [.., a, b] => u16::from_be_bytes([a, b]),
+                [b] => self.last2 << 8 | u16::from(b),
+                [] => self.last2,
+            };
             n
         };
         self.bytes += n as u64;
@@ -1526,6 +1552,7 @@ impl Estimator {
                     self.extra += extra;
                     if extra > 0 {
                         self.same = 0;
+                        self.last2 = 0;
                     }
                     self.state = State::Punct {
                         chars: chars + 1,
@@ -1599,6 +1626,7 @@ impl Estimator {
             Char::Punct => {
                 self.lead_kind = JOINS;
                 self.same = 0;
+                self.last2 = 0;
                 self.extra += extra;
                 self.state = State::Punct {
                     chars: 1,

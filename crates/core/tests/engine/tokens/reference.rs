@@ -268,8 +268,10 @@ pub struct Model {
     /// How the pending punctuation, when it is one ASCII character,
     /// joins the word after it ([`LEADS`]).
     lead_kind: u8,
-    /// The ASCII character that all of the pending punctuation is, or 0.
+    /// The ASCII character that all of the pending punctuation is, or 0,
+    /// and its last two characters (0 for one that is not ASCII).
     same: u8,
+    last2: [u8; 2],
     /// A character cut by the end of a piece of input.
     partial: [u8; 4],
     partial_len: u8,
@@ -295,6 +297,7 @@ impl Default for Model {
             last_ws_len: 1,
             lead_kind: JOINS,
             same: 0,
+            last2: [0; 2],
             partial: [0; 4],
             partial_len: 0,
             partial_need: 0,
@@ -369,6 +372,12 @@ fn punct_cost(chars: u64) -> u64 {
 
 /// `chars` ASCII punctuation characters, all of them `same` (0 when they
 /// differ): a token for a run of one character that merges whole.
+/// `chars` ASCII punctuation characters that end in `last2`: a `;` after
+/// `)` costs nothing.
+fn run_cost(chars: u64, same: u8, last2: [u8; 2]) -> u64 {
+    if last2 == *b");" && chars >= 4 { punct_cost(chars - 1) } else { same_cost(chars, same) }
+}
+
 fn same_cost(chars: u64, same: u8) -> u64 {
     let kind = SAME_RUN[same as usize];
     if same != 0 && (chars <= 2 || chars <= 3 && kind == THREES || chars <= 4 && kind == FOURS) {
@@ -516,9 +525,10 @@ impl Model {
                     0
                 }
             }
-            State::Punct { ascii, .. } => {
-                floor(same_cost(ascii, self.same) + self.extra + run_after_punct(self.run), self.bytes)
-            }
+            State::Punct { ascii, .. } => floor(
+                run_cost(ascii, self.same, self.last2) + self.extra + run_after_punct(self.run),
+                self.bytes,
+            ),
         }
     }
 
@@ -648,11 +658,15 @@ impl Model {
                     {
                         if chars == 1 {
                             self.same = b;
+                            self.last2 = [0, b];
                             if !space {
                                 self.lead_kind = LEADS[b as usize];
                             }
-                        } else if self.same != b {
-                            self.same = 0;
+                        } else {
+                            if self.same != b {
+                                self.same = 0;
+                            }
+                            self.last2 = [self.last2[1], b];
                         }
                     }
                     if class == ESC {
@@ -911,6 +925,7 @@ impl Model {
                     self.extra += extra;
                     if extra > 0 {
                         self.same = 0;
+                        self.last2 = [0; 2];
                     }
                     self.state = State::Punct {
                         chars: chars + 1,
@@ -984,6 +999,7 @@ impl Model {
             Char::Punct => {
                 self.lead_kind = JOINS;
                 self.same = 0;
+                self.last2 = [0; 2];
                 self.extra += extra;
                 self.state = State::Punct {
                     chars: 1,
