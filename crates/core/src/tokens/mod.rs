@@ -553,9 +553,9 @@ pub struct Estimator {
     /// joins the word after it ([`LEADS`]).
     lead_kind: u8,
     /// The ASCII character that all of the pending punctuation is, or 0
-    /// ([`same_cost`]), and its last two characters ([`run_cost`]).
+    /// ([`same_cost`]), and its last three characters ([`run_cost`]).
     same: u8,
-    last2: u16,
+    last: u32,
     /// A character cut by the end of a piece of input.
     partial: [u8; 4],
     partial_len: u8,
@@ -581,7 +581,7 @@ impl Default for Estimator {
             last_ws_len: 1,
             lead_kind: JOINS,
             same: 0,
-            last2: 0,
+            last: 0,
             partial: [0; 4],
             partial_len: 0,
             partial_need: 0,
@@ -715,23 +715,52 @@ fn same_cost(chars: u64, same: u8) -> u64 {
 const STATEMENT_END: u16 = u16::from_be_bytes([b')', b';']);
 
 /// What `chars` ASCII punctuation characters cost, `same` the one
-/// character they all are (0 when they differ), `last2` the last two
-/// (the first in the high byte, 0 for one that is not ASCII): at a
+/// character they all are (0 when they differ), `last` the last three
+/// (the last in the low byte, 0 for one that is not ASCII): at a
 /// statement's end the `;` costs nothing ([`STATEMENT_END`]).
 #[inline]
-fn run_cost(chars: u64, same: u8, last2: u16) -> u64 {
-    if last2 == STATEMENT_END && chars >= 4 { punct_cost(chars - 1) } else { same_cost(chars, same) }
+fn run_cost(chars: u64, same: u8, last: u32) -> u64 {
+    if last as u16 == STATEMENT_END && chars >= 4 { punct_cost(chars - 1) } else { same_cost(chars, same) }
+}
+
+/// Whether `b` after punctuation that ends in `last` (as [`run_cost`]
+/// takes it) starts a run priced on its own: `o200k_base` merges two dots
+/// with few characters after them (`..=`, `..]`, `..,` are two tokens,
+/// `'..=` three; `...`, `..)`, `../`, `.."` one), so the run before them
+/// ends with the dots, which cost a token.
+#[inline]
+fn splits(last: u32, b: u8) -> bool {
+    last as u16 == u16::from_be_bytes(*b"..")
+        && (last >> 16) as u8 != b'.'
+        && !matches!(b, b'.' | b')' | b'/' | b'\\' | b'"' | b'!' | b'?' | b'<')
+}
+
+/// What the punctuation before two dots that `splits` ends costs, with
+/// the dots, for `ascii` ASCII characters up to them.
+#[inline]
+fn split_cost(ascii: u64) -> u64 {
+    punct_cost(ascii - 2) + SCALE
 }
 
 /// What the ASCII punctuation `run` (bytes of class `PUNCT`) costs.
 #[inline]
 fn punct_run_cost(run: &[u8]) -> u64 {
-    let (same, last2) = match run {
-        [first, rest @ ..] if rest.iter().all(|c| c == first) => (*first, 0),
-        [.., a, b] => (0, u16::from_be_bytes([*a, *b])),
-        _ => (0, 0),
-    };
-    run_cost(run.len() as u64, same, last2)
+    if let [first, rest @ ..] = run
+        && rest.iter().all(|c| c == first)
+    {
+        return same_cost(run.len() as u64, *first);
+    }
+    // The runs that two dots end, and the last.
+    let (mut done, mut chars, mut last) = (0, 0, 0);
+    for &b in run {
+        if splits(last, b) {
+            done += split_cost(chars);
+            chars = 0;
+        }
+        chars += 1;
+        last = last << 8 | u32::from(b);
+    }
+    done + run_cost(chars, 0, last)
 }
 
 impl Estimator {
@@ -906,11 +935,28 @@ impl Estimator {
         if n > 0 { price::DIGITS } else { 0 }
     }
 
+    /// After the ASCII punctuation `b` was added to pending punctuation
+    /// (counted in its characters): the one character all of it is, its
+    /// last three, and the run before two dots that `b` ends.
+    #[inline]
+    fn appended(&mut self, b: u8) {
+        if self.same != b {
+            self.same = 0;
+        }
+        if splits(self.last, b)
+            && let State::Punct { ascii, .. } = &mut self.state
+        {
+            self.extra += split_cost(*ascii - 1);
+            *ascii = 1;
+        }
+        self.last = self.last << 8 | u32::from(b);
+    }
+
     /// What pending punctuation of `ascii` ASCII characters costs.
     #[inline]
     fn punct_cost(&self, ascii: u64) -> u64 {
         floor(
-            run_cost(ascii, self.same, self.last2) + self.extra + run_after_punct(self.run_len, self.run_cr),
+            run_cost(ascii, self.same, self.last) + self.extra + run_after_punct(self.run_len, self.run_cr),
             self.bytes,
         )
     }
@@ -1086,15 +1132,12 @@ impl Estimator {
                             if let State::Punct { chars, space, .. } = self.state {
                                 if chars == 1 {
                                     self.same = b;
-                                    self.last2 = u16::from(b);
+                                    self.last = u32::from(b);
                                     if !space {
                                         self.lead_kind = LEADS[b as usize];
                                     }
                                 } else {
-                                    if self.same != b {
-                                        self.same = 0;
-                                    }
-                                    self.last2 = self.last2 << 8 | u16::from(b);
+                                    self.appended(b);
                                 }
                             }
                             continue;
@@ -1221,7 +1264,7 @@ impl Estimator {
     /// punctuation. Returns how many.
     #[inline]
     fn punct(&mut self, rest: &[u8]) -> usize {
-        let State::Punct { chars, ascii, newlines, .. } = &mut self.state else {
+        let State::Punct { chars, newlines, .. } = &mut self.state else {
             return 0;
         };
         let n = if *newlines || CLASS[rest[0] as usize] == NEWLINE {
@@ -1240,15 +1283,13 @@ impl Estimator {
         } else {
             let n = rest.iter().position(|&c| CLASS[c as usize] != PUNCT).unwrap_or(rest.len());
             *chars += n as u64;
-            *ascii += n as u64;
-            if rest[..n].iter().any(|&c| c != self.same) {
-                self.same = 0;
+            // One by one, for what each tells of the run.
+            for &c in &rest[..n] {
+                if let State::Punct { ascii, .. } = &mut self.state {
+                    *ascii += 1;
+                }
+                self.appended(c);
             }
-            self.last2 = match rest[..n] {
-                [.., a, b] => u16::from_be_bytes([a, b]),
-                [b] => self.last2 << 8 | u16::from(b),
-                [] => self.last2,
-            };
             n
         };
         self.bytes += n as u64;
@@ -1552,7 +1593,7 @@ impl Estimator {
                     self.extra += extra;
                     if extra > 0 {
                         self.same = 0;
-                        self.last2 = 0;
+                        self.last = 0;
                     }
                     self.state = State::Punct {
                         chars: chars + 1,
@@ -1626,7 +1667,7 @@ impl Estimator {
             Char::Punct => {
                 self.lead_kind = JOINS;
                 self.same = 0;
-                self.last2 = 0;
+                self.last = 0;
                 self.extra += extra;
                 self.state = State::Punct {
                     chars: 1,

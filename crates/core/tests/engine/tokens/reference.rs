@@ -269,9 +269,9 @@ pub struct Model {
     /// joins the word after it ([`LEADS`]).
     lead_kind: u8,
     /// The ASCII character that all of the pending punctuation is, or 0,
-    /// and its last two characters (0 for one that is not ASCII).
+    /// and its last three characters (0 for one that is not ASCII).
     same: u8,
-    last2: [u8; 2],
+    last3: [u8; 3],
     /// A character cut by the end of a piece of input.
     partial: [u8; 4],
     partial_len: u8,
@@ -297,7 +297,7 @@ impl Default for Model {
             last_ws_len: 1,
             lead_kind: JOINS,
             same: 0,
-            last2: [0; 2],
+            last3: [0; 3],
             partial: [0; 4],
             partial_len: 0,
             partial_need: 0,
@@ -370,14 +370,20 @@ fn punct_cost(chars: u64) -> u64 {
     }
 }
 
-/// `chars` ASCII punctuation characters, all of them `same` (0 when they
-/// differ): a token for a run of one character that merges whole.
-/// `chars` ASCII punctuation characters that end in `last2`: a `;` after
+/// `chars` ASCII punctuation characters that end in `last3`: a `;` after
 /// `)` costs nothing.
-fn run_cost(chars: u64, same: u8, last2: [u8; 2]) -> u64 {
-    if last2 == *b");" && chars >= 4 { punct_cost(chars - 1) } else { same_cost(chars, same) }
+fn run_cost(chars: u64, same: u8, last3: [u8; 3]) -> u64 {
+    if last3[1..] == *b");" && chars >= 4 { punct_cost(chars - 1) } else { same_cost(chars, same) }
 }
 
+/// Two dots, not three, and a character they do not merge with: the run
+/// before the dots is priced on its own, the dots a token.
+fn splits(last3: [u8; 3], b: u8) -> bool {
+    last3[1..] == *b".." && last3[0] != b'.' && !b"./)\\\"!?<".contains(&b)
+}
+
+/// `chars` ASCII punctuation characters, all of them `same` (0 when they
+/// differ): a token for a run of one character that merges whole.
 fn same_cost(chars: u64, same: u8) -> u64 {
     let kind = SAME_RUN[same as usize];
     if same != 0 && (chars <= 2 || chars <= 3 && kind == THREES || chars <= 4 && kind == FOURS) {
@@ -526,7 +532,7 @@ impl Model {
                 }
             }
             State::Punct { ascii, .. } => floor(
-                run_cost(ascii, self.same, self.last2) + self.extra + run_after_punct(self.run),
+                run_cost(ascii, self.same, self.last3) + self.extra + run_after_punct(self.run),
                 self.bytes,
             ),
         }
@@ -658,7 +664,7 @@ impl Model {
                     {
                         if chars == 1 {
                             self.same = b;
-                            self.last2 = [0, b];
+                            self.last3 = [0, 0, b];
                             if !space {
                                 self.lead_kind = LEADS[b as usize];
                             }
@@ -666,7 +672,13 @@ impl Model {
                             if self.same != b {
                                 self.same = 0;
                             }
-                            self.last2 = [self.last2[1], b];
+                            if splits(self.last3, b)
+                                && let State::Punct { ascii, .. } = &mut self.state
+                            {
+                                self.extra += punct_cost(*ascii - 3) + SCALE;
+                                *ascii = 1;
+                            }
+                            self.last3 = [self.last3[1], self.last3[2], b];
                         }
                     }
                     if class == ESC {
@@ -925,7 +937,7 @@ impl Model {
                     self.extra += extra;
                     if extra > 0 {
                         self.same = 0;
-                        self.last2 = [0; 2];
+                        self.last3 = [0; 3];
                     }
                     self.state = State::Punct {
                         chars: chars + 1,
@@ -999,7 +1011,7 @@ impl Model {
             Char::Punct => {
                 self.lead_kind = JOINS;
                 self.same = 0;
-                self.last2 = [0; 2];
+                self.last3 = [0; 3];
                 self.extra += extra;
                 self.state = State::Punct {
                     chars: 1,
