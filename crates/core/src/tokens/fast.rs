@@ -413,7 +413,8 @@ fn block_punct(
         // ESC, `\r`, or a character that is not ASCII.
         return Err(Ended::Stop(0));
     }
-    let cost = punct_run_cost(&block[at..end]) + run_after_punct((to - end) as u64, 0);
+    let word = to == end && has(m.lower | m.upper, end);
+    let cost = punct_run_cost(&block[at..end], word) + run_after_punct((to - end) as u64, 0);
     *committed += floor(cost, (to - start) as u64);
     Ok(to)
 }
@@ -592,7 +593,8 @@ fn punct_piece(bytes: &[u8], start: usize, at: usize, committed: &mut u64) -> Op
         c if matches!(CLASS[usize::from(c)], NEWLINE | MULTI) || c == 0x1B => return None,
         _ => {}
     }
-    let cost = punct_run_cost(&bytes[at..at + k]) + run_after_punct(newlines as u64, 0);
+    let word = newlines == 0 && bytes[end].is_ascii_alphabetic();
+    let cost = punct_run_cost(&bytes[at..at + k], word) + run_after_punct(newlines as u64, 0);
     *committed += floor(cost, (end - start) as u64);
     Some(end)
 }

@@ -742,9 +742,11 @@ fn split_cost(ascii: u64) -> u64 {
     punct_cost(ascii - 2) + SCALE
 }
 
-/// What the ASCII punctuation `run` (bytes of class `PUNCT`) costs.
+/// What the ASCII punctuation `run` (bytes of class `PUNCT`) costs, `word`
+/// when a letter follows it at once.
 #[inline]
-fn punct_run_cost(run: &[u8]) -> u64 {
+fn punct_run_cost(run: &[u8], word: bool) -> u64 {
+    let _ = word;
     if let [first, rest @ ..] = run
         && rest.iter().all(|c| c == first)
     {
