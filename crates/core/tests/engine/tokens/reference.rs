@@ -233,6 +233,8 @@ mod price {
     pub const FILL_BYTES_PER_TOKEN: u64 = 10;
     /// A byte that is not valid UTF-8.
     pub const INVALID: u64 = 1000;
+    /// What `#[` costs less before a word.
+    pub const ATTRIBUTE: u64 = 300;
 }
 
 /// Estimates `o200k_base` tokens of a stream fed in pieces of any size.
@@ -272,6 +274,8 @@ pub struct Model {
     /// and its last three characters (0 for one that is not ASCII).
     same: u8,
     last3: [u8; 3],
+    /// A letter follows the pending piece: it is being ended by one.
+    before_word: bool,
     /// A character cut by the end of a piece of input.
     partial: [u8; 4],
     partial_len: u8,
@@ -298,6 +302,7 @@ impl Default for Model {
             lead_kind: JOINS,
             same: 0,
             last3: [0; 3],
+            before_word: false,
             partial: [0; 4],
             partial_len: 0,
             partial_need: 0,
@@ -531,10 +536,19 @@ impl Model {
                     0
                 }
             }
-            State::Punct { ascii, .. } => floor(
-                run_cost(ascii, self.same, self.last3) + self.extra + run_after_punct(self.run),
-                self.bytes,
-            ),
+            State::Punct { ascii, .. } => {
+                // `#[` before the name of an attribute.
+                let attribute = self.before_word
+                    && ascii == 2
+                    && self.last3[1..] == *b"#["
+                    && self.extra == 0
+                    && self.run.0 == 0;
+                let less = if attribute { price::ATTRIBUTE } else { 0 };
+                floor(
+                    run_cost(ascii, self.same, self.last3) + self.extra + run_after_punct(self.run) - less,
+                    self.bytes,
+                )
+            }
         }
     }
 
@@ -969,7 +983,9 @@ impl Model {
                     }
                 }
                 _ => {
+                    self.before_word = matches!(c, Char::Lower | Char::Upper);
                     self.commit(at, sink);
+                    self.before_word = false;
                     self.begin(c, at, n, extra, Prefix::None, false);
                 }
             },
