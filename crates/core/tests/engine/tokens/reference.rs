@@ -378,7 +378,7 @@ fn punct_cost(chars: u64) -> u64 {
 /// `chars` ASCII punctuation characters that end in `last3`: a `;` after
 /// `)` costs nothing.
 fn run_cost(chars: u64, same: u8, last3: [u8; 3]) -> u64 {
-    if last3[1..] == *b");" && chars >= 4 { punct_cost(chars - 1) } else { same_cost(chars, same) }
+    if last3[1..] == *b");" && chars >= 3 { punct_cost(chars - 1) } else { same_cost(chars, same) }
 }
 
 /// Two dots, not three, and a character they do not merge with: the run
