@@ -11,26 +11,28 @@
 //! words cost the step of position `k` times the letters at position `k`,
 //! a count of bits per `k`. What no step prices this way is read piece by
 //! piece (a word of two or more capitals, whose price is the larger of
-//! two) or left to the fast lane (a long run of newlines, many spaces
-//! before a newline, a blank line of spaces), which reads the same block
-//! whole.
+//! two; a run of punctuation longer than a character, priced by which
+//! characters it holds) or left to the fast lane (a long run of newlines,
+//! many spaces before a newline, a blank line of spaces), which reads the
+//! same block whole.
 //!
 //! The block ends at the last piece boundary that the bytes in it decide;
 //! what follows is read from there. Every price here is the one the fast
 //! lane gives the same piece: the engine's model tests feed the same text
 //! both ways.
 
-// Inlined into the lane with AVX2, whose counts of bits are `popcnt`.
+// Inlined into the lanes with AVX-512 and AVX2, whose counts of bits are
+// `popcnt`.
 #![allow(clippy::inline_always)]
 // The masks of the classes are named by their initials: lower, upper,
 // digit, space, newline, punctuation.
 #![allow(clippy::many_single_char_names)]
 
 use super::fast::{BLOCK, Block};
-use super::{APART, CLOSE, LEADS, Prefix, floor, price, word_cost};
+use super::{LEADS, Prefix, floor, price, punct_lead, punct_run_cost, word_cost};
 
 /// Price steps of a run by its length: `STEPS[k]` is what the `k`-th
-/// character adds (index 0 unused), from a table of the first 16 (or 9)
+/// character adds (index 0 unused), from a table of the first 16
 /// and `more` for each past it.
 const fn steps<const N: usize>(table: &[u64; N], more: u64) -> [u64; BLOCK + 1] {
     let mut s = [more; BLOCK + 1];
@@ -50,9 +52,6 @@ static WORD_STEPS: [[u64; BLOCK + 1]; 3] = [
     steps(&price::SMALL[1], price::SMALL_MORE[1]),
     steps(&price::SMALL[2], price::SMALL_MORE[2]),
 ];
-
-/// The steps of a run of punctuation.
-static PUNCT_STEPS: [u64; BLOCK + 1] = steps(&price::PUNCT, price::PUNCT_MORE);
 
 #[inline(always)]
 fn prev(mask: u64) -> u64 {
@@ -95,7 +94,7 @@ pub(super) fn block_cost(block: &[u8; BLOCK], m: &Block) -> Option<(usize, u64)>
     let cost = cost
         + marks.words(block, m, within, caps_letters)
         + price::DIGITS * bits(marks.groups & within)
-        + marks.punct_and_space(m, within);
+        + marks.punct_and_space(block, m, within);
     Some((end, cost))
 }
 
@@ -197,9 +196,7 @@ impl Marks {
             let (start, prefix, extra, lead_floor) = if at > 0 && m.space >> (at - 1) & 1 != 0 {
                 (at - 1, Prefix::Space, 0, 0)
             } else if at > 0 && self.lead >> (at - 1) & 1 != 0 {
-                let kind = LEADS[usize::from(block[at - 1])];
-                let prefix = if kind == CLOSE { Prefix::None } else { Prefix::Punct };
-                let extra = if kind == APART { price::APART } else { 0 };
+                let (prefix, extra) = punct_lead(LEADS[usize::from(block[at - 1])], true);
                 (at - 1, prefix, extra, floor(price::PUNCT[1], 1))
             } else {
                 (at, Prefix::None, 0, 0)
@@ -220,18 +217,18 @@ impl Marks {
     fn words(&self, block: &[u8; BLOCK], m: &Block, within: u64, caps_letters: u64) -> u64 {
         let mut cost = 0;
         let words = self.starts & within & !caps_letters;
-        // Punctuation priced apart, and `@`, which leads as nothing does.
+        // What each punctuation character that leads a word makes of it
+        // (`@` leads as nothing does; some are priced apart).
         let mut after_punct = 0;
         let mut leads = self.lead & next(words);
         while leads != 0 {
             let at = leads.trailing_zeros() as usize;
             leads &= leads - 1;
-            match LEADS[usize::from(block[at])] {
-                CLOSE => continue,
-                APART => cost += price::APART,
-                _ => {}
+            let (prefix, extra) = punct_lead(LEADS[usize::from(block[at])], m.upper >> (at + 1) & 1 != 0);
+            cost += extra;
+            if prefix == Prefix::Punct {
+                after_punct |= 1 << (at + 1);
             }
-            after_punct |= 1 << (at + 1);
         }
         let after_space = words & prev(m.space);
         // The letters of the words that each kind leads: a run of letters
@@ -263,17 +260,19 @@ impl Marks {
 
     /// Punctuation and white space `within`.
     #[inline(always)]
-    fn punct_and_space(&self, m: &Block, within: u64) -> u64 {
+    fn punct_and_space(&self, block: &[u8; BLOCK], m: &Block, within: u64) -> u64 {
         let (d, s, n, p) = (m.digit, m.space, m.newline, m.punct);
-        // Punctuation: the steps by position in the run; the newlines
-        // after it (three at most here) cost nothing more.
-        let mut cost = 0;
-        let mut at_k = self.runs & within;
-        let mut k = 1;
-        while at_k != 0 {
-            cost += PUNCT_STEPS[k] * bits(at_k);
-            at_k = p & prev(at_k);
-            k += 1;
+        // Punctuation: a token a character on its own; a longer run as its
+        // characters price it (`::`, `#[` before a word, `);`). The
+        // newlines after it (three at most here) cost nothing more.
+        let runs = self.runs & within;
+        let mut cost = price::PUNCT[1] * bits(runs & !next(p));
+        let mut longer = runs & next(p);
+        while longer != 0 {
+            let at = longer.trailing_zeros() as usize;
+            longer &= longer - 1;
+            let end = run_end(p, at);
+            cost += punct_run_cost(&block[at..end], self.letter >> end & 1 != 0);
         }
         // White space: a token for the part up to its newlines; of a run
         // of spaces before something else, a token for all but the last

@@ -15,8 +15,8 @@
 //! same functions and tables.
 
 use super::{
-    APART, CLASS, CLOSE, DIGIT, Estimator, LEADS, LOWER, MULTI, NEWLINE, NO_LETTER, PUNCT, Prefix,
-    RARE_BYTES, SPACE, Sink, State, UPPER, fill_cost, floor, long_run, price, punct_cost, run_after_punct,
+    CLASS, DIGIT, Estimator, LEADS, LOWER, MULTI, NEWLINE, NO_LETTER, PUNCT, Prefix, RARE_BYTES, SPACE, Sink,
+    State, UPPER, fill_cost, floor, long_run, price, punct_cost, punct_lead, punct_run_cost, run_after_punct,
     small_run, word_cost,
 };
 use wide::u8x16;
@@ -376,9 +376,7 @@ fn block_pieces<S: Sink, C: Classify>(
                 }
             }
             // One punctuation character leads the word.
-            let kind = LEADS[usize::from(block[o])];
-            let prefix = if kind == CLOSE { Prefix::None } else { Prefix::Punct };
-            let extra = if kind == APART { price::APART } else { 0 };
+            let (prefix, extra) = punct_lead(LEADS[usize::from(block[o])], has(m.upper, o + 1));
             let floor = floor(punct_cost(1) + run_after_punct(0, 0), 1);
             (o, o + 1, Lead { prefix, extra, floor })
         } else if has(m.digit, o) {
@@ -465,7 +463,8 @@ fn block_punct(
         // ESC, `\r`, or a character that is not ASCII.
         return Err(Ended::Stop(0));
     }
-    let cost = punct_cost((end - at) as u64) + run_after_punct((to - end) as u64, 0);
+    let word = to == end && has(m.lower | m.upper, end);
+    let cost = punct_run_cost(&block[at..end], word) + run_after_punct((to - end) as u64, 0);
     *committed += floor(cost, (to - start) as u64);
     Ok(to)
 }
@@ -557,9 +556,7 @@ fn scalar_pieces<S: Sink>(
                     continue;
                 }
                 // One punctuation character leads the word.
-                let kind = LEADS[usize::from(b)];
-                let prefix = if kind == CLOSE { Prefix::None } else { Prefix::Punct };
-                let extra = if kind == APART { price::APART } else { 0 };
+                let (prefix, extra) = punct_lead(LEADS[usize::from(b)], class_at(next) == Some(UPPER));
                 let floor = floor(punct_cost(1) + run_after_punct(0, 0), 1);
                 (i, next, Lead { prefix, extra, floor })
             }
@@ -646,7 +643,8 @@ fn punct_piece(bytes: &[u8], start: usize, at: usize, committed: &mut u64) -> Op
         c if matches!(CLASS[usize::from(c)], NEWLINE | MULTI) || c == 0x1B => return None,
         _ => {}
     }
-    let cost = punct_cost(k as u64) + run_after_punct(newlines as u64, 0);
+    let word = newlines == 0 && bytes[end].is_ascii_alphabetic();
+    let cost = punct_run_cost(&bytes[at..at + k], word) + run_after_punct(newlines as u64, 0);
     *committed += floor(cost, (end - start) as u64);
     Some(end)
 }

@@ -15,13 +15,14 @@
 //! - *white space*: spaces and newlines up to the last newline of a run,
 //!   then the spaces before the next piece less the one that leads it.
 //!
-//! Three things the vocabularies do inside pieces are priced too: ESC is a
+//! Four things the vocabularies do inside pieces are priced too: ESC is a
 //! token that merges with nothing (`\x1b[1;32m` is six), a run of
 //! newlines is one token only up to 10 (`\r\n` up to 5), after
-//! punctuation up to 3 more than it, and a blank line of 2, 4 or 8 spaces
-//! merges with the newlines around it (`\n    \n` is one token). All are
-//! handled where those bytes are already told apart, so text without them
-//! pays nothing for it.
+//! punctuation up to 3 more than it, a blank line of 2, 4 or 8 spaces
+//! merges with the newlines around it (`\n    \n` is one token), and a
+//! run of one punctuation character up to 2, 3 or 4 long is one token
+//! (`::`, ` '''`, ` ///`). All are handled where those bytes are already
+//! told apart, so text without them pays nothing for it.
 //!
 //! It keeps only the piece being read (a few counters), and prices each
 //! piece by its kind and length, the way byte-pair encoding prices it on
@@ -330,21 +331,62 @@ fn kind(c: char) -> Kind {
 /// of [`Prefix::Punct`] (`.append`, `_dict`, `(obj`); these hardly
 /// ever do (`,entry` and `;const` are two tokens), and cost
 /// `price::APART` more; `@` of a decorator (`@property`) is as good as no
-/// prefix at all.
+/// prefix at all; `<` joins a capital (`<T`, `<Value` of generics) but
+/// not a small letter (`<usize` is two tokens).
 static LEADS: [u8; 256] = {
     let mut t = [JOINS; 256];
-    let apart = b"!\"#%*+,:;<=>\\`{|}";
+    let apart = b"!\"#%*+,:;=>\\`{|}";
     let mut i = 0;
     while i < apart.len() {
         t[apart[i] as usize] = APART;
         i += 1;
     }
     t[b'@' as usize] = CLOSE;
+    t[b'<' as usize] = CAPITAL;
     t
 };
 const JOINS: u8 = 0;
 const APART: u8 = 1;
 const CLOSE: u8 = 2;
+const CAPITAL: u8 = 3;
+
+/// What a word led by one punctuation character of `kind` ([`LEADS`])
+/// has for a prefix, and what it costs more, `capital` when its first
+/// letter is one.
+#[inline]
+fn punct_lead(kind: u8, capital: bool) -> (Prefix, u64) {
+    let prefix = if kind == CLOSE { Prefix::None } else { Prefix::Punct };
+    let apart = kind == APART || kind == CAPITAL && !capital;
+    (prefix, if apart { price::APART } else { 0 })
+}
+
+/// How far `o200k_base` merges a run of one ASCII punctuation character
+/// into one token, with a space before it or not: any in twos (`::`,
+/// `))`, `""`), these up to three (` '''`, `:::`), these up to four
+/// (` ///`, `...`, `####`). Those of rulers merge much further (`=` and
+/// `-` up to 16, and in 32, 48, 64: a ruler of 78 `/` or `=` is two or
+/// three tokens), but longer runs keep the price of other punctuation:
+/// the rulers of the corpora's logs and Python are what keeps a cap
+/// there from keeping more than asked.
+static SAME_RUN: [u8; 256] = {
+    let mut t = [PAIRS; 256];
+    let three = b"\"'<>:`";
+    let mut i = 0;
+    while i < three.len() {
+        t[three[i] as usize] = THREES;
+        i += 1;
+    }
+    let four = b"!#(*-./=?_";
+    let mut i = 0;
+    while i < four.len() {
+        t[four[i] as usize] = FOURS;
+        i += 1;
+    }
+    t
+};
+const PAIRS: u8 = 0;
+const THREES: u8 = 1;
+const FOURS: u8 = 2;
 
 /// `prev_letter` at the start of a word.
 const NO_LETTER: u8 = 26;
@@ -486,6 +528,10 @@ mod price {
     pub const FILL_BYTES_PER_TOKEN: u64 = 10;
     /// A byte that is not valid UTF-8.
     pub const INVALID: u64 = 1000;
+    /// What `#[` costs less before a word ([`ATTRIBUTE`](super::ATTRIBUTE)):
+    /// the names of attributes were 1.4 to 1.5 tokens in Rust from outside
+    /// the corpora (`cfg` 2.2), one in `o200k_base`.
+    pub const ATTRIBUTE: u64 = 300;
 }
 
 /// Estimates `o200k_base` tokens of a stream fed in pieces of any size.
@@ -521,6 +567,10 @@ pub struct Estimator {
     /// How the pending punctuation, when it is one ASCII character,
     /// joins the word after it ([`LEADS`]).
     lead_kind: u8,
+    /// The ASCII character that all of the pending punctuation is, or 0
+    /// ([`same_cost`]), and its last three characters ([`run_cost`]).
+    same: u8,
+    last: u32,
     /// A character cut by the end of a piece of input.
     partial: [u8; 4],
     partial_len: u8,
@@ -545,6 +595,8 @@ impl Default for Estimator {
             run_cr: 0,
             last_ws_len: 1,
             lead_kind: JOINS,
+            same: 0,
+            last: 0,
             partial: [0; 4],
             partial_len: 0,
             partial_need: 0,
@@ -651,6 +703,95 @@ fn punct_cost(chars: u64) -> u64 {
         Ok(n) if n < price::PUNCT.len() => price::PUNCT[n],
         _ => price::PUNCT[9] + (chars - 9).saturating_mul(price::PUNCT_MORE),
     }
+}
+
+/// What `chars` ASCII punctuation characters cost, `same` the one
+/// character they all are (0 when they differ): a run of one character
+/// that `o200k_base` merges whole ([`SAME_RUN`]) is a token, where other
+/// punctuation of 2 to 4 characters averages more (` ///` was priced at
+/// 1.15 tokens, `::` at 1.03, `....` at 2).
+#[inline]
+fn same_cost(chars: u64, same: u8) -> u64 {
+    let cost = punct_cost(chars);
+    if same == 0 {
+        return cost;
+    }
+    let merged = match SAME_RUN[usize::from(same)] {
+        FOURS => 4,
+        THREES => 3,
+        _ => 2,
+    };
+    if chars <= merged { SCALE } else { cost }
+}
+
+/// The last two characters of punctuation that end a statement, `);`:
+/// `o200k_base` merges the `;` with what comes before it (`());` and
+/// `\"]);` are a token, `);` and `();` too). `);` keeps the price of two
+/// characters, 1.03: at a token, a cap of 2000 kept 2001 tokens of the
+/// rust corpus's tail.
+const STATEMENT_END: u16 = u16::from_be_bytes([b')', b';']);
+
+/// What `chars` ASCII punctuation characters cost, `same` the one
+/// character they all are (0 when they differ), `last` the last three
+/// (the last in the low byte, 0 for one that is not ASCII): at a
+/// statement's end the `;` costs nothing ([`STATEMENT_END`]).
+#[inline]
+fn run_cost(chars: u64, same: u8, last: u32) -> u64 {
+    if last as u16 == STATEMENT_END && chars >= 3 { punct_cost(chars - 1) } else { same_cost(chars, same) }
+}
+
+/// Whether `b` after punctuation that ends in `last` (as [`run_cost`]
+/// takes it) starts a run priced on its own: `o200k_base` merges two dots
+/// with few characters after them (`..=`, `..]`, `..,` are two tokens,
+/// `'..=` three; `...`, `..)`, `../`, `.."` one), so the run before them
+/// ends with the dots, which cost a token.
+#[inline]
+fn splits(last: u32, b: u8) -> bool {
+    last as u16 == u16::from_be_bytes(*b"..")
+        && (last >> 16) as u8 != b'.'
+        && !matches!(b, b'.' | b')' | b'/' | b'\\' | b'"' | b'!' | b'?' | b'<')
+}
+
+/// What the punctuation before two dots that `splits` ends costs, with
+/// the dots, for `ascii` ASCII characters up to them.
+#[inline]
+fn split_cost(ascii: u64) -> u64 {
+    punct_cost(ascii - 2) + SCALE
+}
+
+/// The punctuation that opens an attribute of Rust, `#[`: the word after
+/// it is its name (`cfg`, `derive`, `inline`, `allow`), one token in
+/// `o200k_base` whatever its letters.
+const ATTRIBUTE: u16 = u16::from_be_bytes([b'#', b'[']);
+
+/// What `chars` ASCII punctuation characters that end in `last` cost
+/// less when a word follows them at once ([`ATTRIBUTE`]).
+#[inline]
+fn before_word(chars: u64, last: u32) -> u64 {
+    if chars == 2 && last as u16 == ATTRIBUTE { price::ATTRIBUTE } else { 0 }
+}
+
+/// What the ASCII punctuation `run` (bytes of class `PUNCT`) costs, `word`
+/// when a letter follows it at once.
+#[inline]
+fn punct_run_cost(run: &[u8], word: bool) -> u64 {
+    if let [first, rest @ ..] = run
+        && rest.iter().all(|c| c == first)
+    {
+        return same_cost(run.len() as u64, *first);
+    }
+    // The runs that two dots end, and the last.
+    let (mut done, mut chars, mut last) = (0, 0, 0);
+    for &b in run {
+        if splits(last, b) {
+            done += split_cost(chars);
+            chars = 0;
+        }
+        chars += 1;
+        last = last << 8 | u32::from(b);
+    }
+    let less = if word && done == 0 { before_word(chars, last) } else { 0 };
+    done + run_cost(chars, 0, last) - less
 }
 
 impl Estimator {
@@ -825,10 +966,39 @@ impl Estimator {
         if n > 0 { price::DIGITS } else { 0 }
     }
 
+    /// After the ASCII punctuation `b` was added to pending punctuation
+    /// (counted in its characters): the one character all of it is, its
+    /// last three, and the run before two dots that `b` ends.
+    #[inline]
+    fn appended(&mut self, b: u8) {
+        if self.same != b {
+            self.same = 0;
+        }
+        if splits(self.last, b)
+            && let State::Punct { ascii, .. } = &mut self.state
+        {
+            self.extra += split_cost(*ascii - 1);
+            *ascii = 1;
+        }
+        self.last = self.last << 8 | u32::from(b);
+    }
+
+    /// What pending punctuation of `ascii` ASCII characters costs when a
+    /// letter follows it, `word`, or anything else.
+    #[inline]
+    fn punct_cost_before(&self, ascii: u64, word: bool) -> u64 {
+        let less =
+            if word && self.run_len == 0 && self.extra == 0 { before_word(ascii, self.last) } else { 0 };
+        self.punct_cost(ascii) - less
+    }
+
     /// What pending punctuation of `ascii` ASCII characters costs.
     #[inline]
     fn punct_cost(&self, ascii: u64) -> u64 {
-        floor(punct_cost(ascii) + self.extra + run_after_punct(self.run_len, self.run_cr), self.bytes)
+        floor(
+            run_cost(ascii, self.same, self.last) + self.extra + run_after_punct(self.run_len, self.run_cr),
+            self.bytes,
+        )
     }
 
     /// After an ESC in pending punctuation: the vocabularies merge it with
@@ -904,7 +1074,10 @@ impl Estimator {
             if self.ended_by(class) && Self::ascii_ahead(bytes, i) {
                 // A piece boundary: the plain pieces from here go the fast
                 // way (`fast.rs`).
-                if self.state != State::Start {
+                if let State::Punct { ascii, .. } = self.state {
+                    let cost = self.punct_cost_before(ascii, matches!(class, LOWER | UPPER));
+                    self.commit_priced(cost, self.pos, sink);
+                } else if self.state != State::Start {
                     self.commit(self.pos, sink);
                 }
                 i = self.pieces(bytes, i, sink);
@@ -999,8 +1172,16 @@ impl Estimator {
                         }
                         _ => {
                             self.step(Char::Punct, at, 1, 0, sink);
-                            if let State::Punct { chars: 1, space: false, .. } = self.state {
-                                self.lead_kind = LEADS[b as usize];
+                            if let State::Punct { chars, space, .. } = self.state {
+                                if chars == 1 {
+                                    self.same = b;
+                                    self.last = u32::from(b);
+                                    if !space {
+                                        self.lead_kind = LEADS[b as usize];
+                                    }
+                                } else {
+                                    self.appended(b);
+                                }
                             }
                             continue;
                         }
@@ -1126,7 +1307,7 @@ impl Estimator {
     /// punctuation. Returns how many.
     #[inline]
     fn punct(&mut self, rest: &[u8]) -> usize {
-        let State::Punct { chars, ascii, newlines, .. } = &mut self.state else {
+        let State::Punct { chars, newlines, .. } = &mut self.state else {
             return 0;
         };
         let n = if *newlines || CLASS[rest[0] as usize] == NEWLINE {
@@ -1145,7 +1326,13 @@ impl Estimator {
         } else {
             let n = rest.iter().position(|&c| CLASS[c as usize] != PUNCT).unwrap_or(rest.len());
             *chars += n as u64;
-            *ascii += n as u64;
+            // One by one, for what each tells of the run.
+            for &c in &rest[..n] {
+                if let State::Punct { ascii, .. } = &mut self.state {
+                    *ascii += 1;
+                }
+                self.appended(c);
+            }
             n
         };
         self.bytes += n as u64;
@@ -1447,6 +1634,10 @@ impl Estimator {
                 Char::Punct if !newlines => {
                     self.bytes += n;
                     self.extra += extra;
+                    if extra > 0 {
+                        self.same = 0;
+                        self.last = 0;
+                    }
                     self.state = State::Punct {
                         chars: chars + 1,
                         ascii: ascii + u64::from(extra == 0),
@@ -1467,17 +1658,15 @@ impl Estimator {
                     self.state = State::Start;
                     self.extra = 0;
                     self.bytes = bytes;
-                    let kind = self.lead_kind;
-                    let prefix = if kind == CLOSE { Prefix::None } else { Prefix::Punct };
+                    let (prefix, apart) = punct_lead(self.lead_kind, c == Char::Upper);
                     self.begin(c, at, n, extra, prefix, false);
                     // After `begin`, which tells ASCII letters by an
                     // `extra` of 0.
-                    if kind == APART {
-                        self.extra += price::APART;
-                    }
+                    self.extra += apart;
                 }
                 _ => {
-                    self.commit_priced(self.punct_cost(ascii), at, sink);
+                    let word = matches!(c, Char::Lower | Char::Upper);
+                    self.commit_priced(self.punct_cost_before(ascii, word), at, sink);
                     self.begin(c, at, n, extra, Prefix::None, false);
                 }
             },
@@ -1521,6 +1710,8 @@ impl Estimator {
             }
             Char::Punct => {
                 self.lead_kind = JOINS;
+                self.same = 0;
+                self.last = 0;
                 self.extra += extra;
                 self.state = State::Punct {
                     chars: 1,

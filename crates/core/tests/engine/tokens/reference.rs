@@ -125,21 +125,45 @@ enum Prefix {
 /// of [`Prefix::Punct`] (`.append`, `_dict`, `(obj`); these hardly
 /// ever do (`,entry` and `;const` are two tokens), and cost
 /// `price::APART` more; `@` of a decorator (`@property`) is as good as no
-/// prefix at all.
+/// prefix at all; `<` joins a capital but not a small letter.
 static LEADS: [u8; 256] = {
     let mut t = [JOINS; 256];
-    let apart = b"!\"#%*+,:;<=>\\`{|}";
+    let apart = b"!\"#%*+,:;=>\\`{|}";
     let mut i = 0;
     while i < apart.len() {
         t[apart[i] as usize] = APART;
         i += 1;
     }
     t[b'@' as usize] = CLOSE;
+    t[b'<' as usize] = CAPITAL;
     t
 };
 const JOINS: u8 = 0;
 const APART: u8 = 1;
 const CLOSE: u8 = 2;
+const CAPITAL: u8 = 3;
+
+/// How far `o200k_base` merges a run of one ASCII punctuation character
+/// into one token: any in twos, these up to three, these up to four.
+static SAME_RUN: [u8; 256] = {
+    let mut t = [PAIRS; 256];
+    let three = b"\"'<>:`";
+    let mut i = 0;
+    while i < three.len() {
+        t[three[i] as usize] = THREES;
+        i += 1;
+    }
+    let four = b"!#(*-./=?_";
+    let mut i = 0;
+    while i < four.len() {
+        t[four[i] as usize] = FOURS;
+        i += 1;
+    }
+    t
+};
+const PAIRS: u8 = 0;
+const THREES: u8 = 1;
+const FOURS: u8 = 2;
 
 /// Prices, in thousandths of a token. Fitted on the corpora under
 /// `tests/fixtures/tokens` against `o200k_base` (see `tests/tokens.rs`);
@@ -209,6 +233,8 @@ mod price {
     pub const FILL_BYTES_PER_TOKEN: u64 = 10;
     /// A byte that is not valid UTF-8.
     pub const INVALID: u64 = 1000;
+    /// What `#[` costs less before a word.
+    pub const ATTRIBUTE: u64 = 300;
 }
 
 /// Estimates `o200k_base` tokens of a stream fed in pieces of any size.
@@ -244,6 +270,12 @@ pub struct Model {
     /// How the pending punctuation, when it is one ASCII character,
     /// joins the word after it ([`LEADS`]).
     lead_kind: u8,
+    /// The ASCII character that all of the pending punctuation is, or 0,
+    /// and its last three characters (0 for one that is not ASCII).
+    same: u8,
+    last3: [u8; 3],
+    /// A letter follows the pending piece: it is being ended by one.
+    before_word: bool,
     /// A character cut by the end of a piece of input.
     partial: [u8; 4],
     partial_len: u8,
@@ -268,6 +300,9 @@ impl Default for Model {
             fills: 0,
             last_ws_len: 1,
             lead_kind: JOINS,
+            same: 0,
+            last3: [0; 3],
+            before_word: false,
             partial: [0; 4],
             partial_len: 0,
             partial_need: 0,
@@ -337,6 +372,29 @@ fn punct_cost(chars: u64) -> u64 {
     match usize::try_from(chars) {
         Ok(n) if n < price::PUNCT.len() => price::PUNCT[n],
         _ => price::PUNCT[9] + (chars - 9).saturating_mul(price::PUNCT_MORE),
+    }
+}
+
+/// `chars` ASCII punctuation characters that end in `last3`: a `;` after
+/// `)` costs nothing.
+fn run_cost(chars: u64, same: u8, last3: [u8; 3]) -> u64 {
+    if last3[1..] == *b");" && chars >= 3 { punct_cost(chars - 1) } else { same_cost(chars, same) }
+}
+
+/// Two dots, not three, and a character they do not merge with: the run
+/// before the dots is priced on its own, the dots a token.
+fn splits(last3: [u8; 3], b: u8) -> bool {
+    last3[1..] == *b".." && last3[0] != b'.' && !b"./)\\\"!?<".contains(&b)
+}
+
+/// `chars` ASCII punctuation characters, all of them `same` (0 when they
+/// differ): a token for a run of one character that merges whole.
+fn same_cost(chars: u64, same: u8) -> u64 {
+    let kind = SAME_RUN[same as usize];
+    if same != 0 && (chars <= 2 || chars <= 3 && kind == THREES || chars <= 4 && kind == FOURS) {
+        SCALE
+    } else {
+        punct_cost(chars)
     }
 }
 
@@ -479,7 +537,17 @@ impl Model {
                 }
             }
             State::Punct { ascii, .. } => {
-                floor(punct_cost(ascii) + self.extra + run_after_punct(self.run), self.bytes)
+                // `#[` before the name of an attribute.
+                let attribute = self.before_word
+                    && ascii == 2
+                    && self.last3[1..] == *b"#["
+                    && self.extra == 0
+                    && self.run.0 == 0;
+                let less = if attribute { price::ATTRIBUTE } else { 0 };
+                floor(
+                    run_cost(ascii, self.same, self.last3) + self.extra + run_after_punct(self.run) - less,
+                    self.bytes,
+                )
             }
         }
     }
@@ -606,9 +674,26 @@ impl Model {
                     self.pos += 1;
                     self.step(c, at, 1, extra, sink);
                     if class == PUNCT
-                        && let State::Punct { chars: 1, space: false, .. } = self.state
+                        && let State::Punct { chars, space, .. } = self.state
                     {
-                        self.lead_kind = LEADS[b as usize];
+                        if chars == 1 {
+                            self.same = b;
+                            self.last3 = [0, 0, b];
+                            if !space {
+                                self.lead_kind = LEADS[b as usize];
+                            }
+                        } else {
+                            if self.same != b {
+                                self.same = 0;
+                            }
+                            if splits(self.last3, b)
+                                && let State::Punct { ascii, .. } = &mut self.state
+                            {
+                                self.extra += punct_cost(*ascii - 3) + SCALE;
+                                *ascii = 1;
+                            }
+                            self.last3 = [self.last3[1], self.last3[2], b];
+                        }
                     }
                     if class == ESC {
                         // ESC merges with nothing: what came before it in
@@ -864,6 +949,10 @@ impl Model {
                 Char::Punct if !newlines => {
                     self.bytes += n;
                     self.extra += extra;
+                    if extra > 0 {
+                        self.same = 0;
+                        self.last3 = [0; 3];
+                    }
                     self.state = State::Punct {
                         chars: chars + 1,
                         ascii: ascii + u64::from(extra == 0),
@@ -889,12 +978,14 @@ impl Model {
                     self.begin(c, at, n, extra, prefix, false);
                     // After `begin`, which tells ASCII letters by an
                     // `extra` of 0.
-                    if kind == APART {
+                    if kind == APART || kind == CAPITAL && c != Char::Upper {
                         self.extra += price::APART;
                     }
                 }
                 _ => {
+                    self.before_word = matches!(c, Char::Lower | Char::Upper);
                     self.commit(at, sink);
+                    self.before_word = false;
                     self.begin(c, at, n, extra, Prefix::None, false);
                 }
             },
@@ -935,6 +1026,8 @@ impl Model {
             }
             Char::Punct => {
                 self.lead_kind = JOINS;
+                self.same = 0;
+                self.last3 = [0; 3];
                 self.extra += extra;
                 self.state = State::Punct {
                     chars: 1,
