@@ -775,6 +775,16 @@ fn before_word(chars: u64, last: u32) -> u64 {
 /// when a letter follows it at once.
 #[inline]
 fn punct_run_cost(run: &[u8], word: bool) -> u64 {
+    // Two characters, the commonest run after one (`::`, `()`, `);`):
+    // too short for two dots to end a run or for a statement's end. (NUL
+    // is no character of `same_cost`.)
+    if let &[a, b] = run {
+        return if a == b && a != 0 {
+            SCALE
+        } else {
+            punct_cost(2) - if word { before_word(2, u32::from(u16::from_be_bytes([a, b]))) } else { 0 }
+        };
+    }
     if let [first, rest @ ..] = run
         && rest.iter().all(|c| c == first)
     {
