@@ -28,12 +28,12 @@
 // digit, space, newline, punctuation.
 #![allow(clippy::many_single_char_names)]
 
-use super::fast::{BLOCK, Block};
+use super::fast::{BLOCK, Block, run_end};
 use super::{LEADS, Prefix, floor, price, punct_lead, punct_run_cost, word_cost};
 
-/// Price steps of a run by its length: `STEPS[k]` is what the `k`-th
-/// character adds (index 0 unused), from a table of the first 16
-/// and `more` for each past it.
+/// Price steps of a word by its length: entry `k` is what its `k`-th
+/// letter adds (entry 0 unused), from `table`, the prices of the first 16
+/// lengths, and `more` for each letter past them.
 const fn steps<const N: usize>(table: &[u64; N], more: u64) -> [u64; BLOCK + 1] {
     let mut s = [more; BLOCK + 1];
     s[0] = 0;
@@ -53,25 +53,25 @@ static WORD_STEPS: [[u64; BLOCK + 1]; 3] = [
     steps(&price::SMALL[2], price::SMALL_MORE[2]),
 ];
 
+/// The bits of the bytes after those of `mask`: bit `j` tells of byte
+/// `j - 1` (nothing before byte 0, a piece boundary).
 #[inline(always)]
 fn prev(mask: u64) -> u64 {
     mask << 1
 }
 
+/// The bits of the bytes before those of `mask`: bit `j` tells of byte
+/// `j + 1` (nothing after byte 63).
 #[inline(always)]
 fn next(mask: u64) -> u64 {
     mask >> 1
 }
 
+/// How many bits `mask` has (`popcnt` in the lanes with AVX2 and
+/// AVX-512).
 #[inline(always)]
 fn bits(mask: u64) -> u64 {
     u64::from(mask.count_ones())
-}
-
-/// Where the run of the bytes of `mask` that starts at `at` ends.
-#[inline(always)]
-fn run_end(mask: u64, at: usize) -> usize {
-    at + (!mask >> at).trailing_zeros() as usize
 }
 
 /// The bits `from..to` (`from <= to <= 64`).
@@ -83,8 +83,8 @@ fn span(from: usize, to: usize) -> u64 {
 
 /// The cost of the whole pieces of `block` from its first byte, a piece
 /// boundary, and where the last of them ends (past the first byte); `None`
-/// when the block has no such piece this lane prices, and the fast lane
-/// reads it.
+/// when the block has no such piece this lane prices, or a run of 32
+/// bytes of white space, and the fast lane reads it.
 #[inline(always)]
 pub(super) fn block_cost(block: &[u8; BLOCK], m: &Block) -> Option<(usize, u64)> {
     let marks = Marks::new(m);
@@ -100,14 +100,16 @@ pub(super) fn block_cost(block: &[u8; BLOCK], m: &Block) -> Option<(usize, u64)>
 
 /// Where the pieces of a block start, by kind.
 struct Marks {
+    /// ASCII letters.
     letter: u64,
     /// Where words start: after a byte that is not a letter, or a capital
-    /// after a small letter.
+    /// after a small letter; byte 0 when it is a letter, as the block
+    /// starts at a piece boundary.
     starts: u64,
     /// The letters after them, that go on with them.
     goes_on: u64,
     /// One punctuation character that leads the word after it: not led
-    /// by a space itself, nor part of a longer run.
+    /// by U+0020 itself, nor part of a longer run.
     lead: u64,
     /// Runs of punctuation that are pieces of their own (with a space
     /// that leads them and the newlines after them).
@@ -136,7 +138,7 @@ impl Marks {
     }
 
     /// Where the block's last piece that this lane prices ends: the last
-    /// boundary that the bytes before it decide.
+    /// boundary that the bytes before it and the byte after it decide.
     #[inline(always)]
     fn end(&self, m: &Block) -> Option<usize> {
         let (s, n, p, plain) = (m.space, m.newline, m.punct, m.plain);
@@ -146,10 +148,11 @@ impl Marks {
         let dirty = m.high | m.stops;
         let mut limit = (dirty.trailing_zeros() as usize).saturating_sub(2).min(BLOCK - 2);
         // The pieces the fast lane prices by their lengths: a fourth
-        // newline in a row (`long_run`, `run_after_punct`), an eleventh
-        // space before a newline (`fill_cost`), a line of spaces between
-        // two newlines (the general loop's blank lines). None of them
-        // starts a piece.
+        // newline in a row (`run_after_punct`; white space pays more only
+        // past ten, `long_run`), an eleventh space before a newline
+        // (`fill_cost`), a line of spaces between two newlines (the
+        // general loop's blank lines; after punctuation they are not, but
+        // are left to the fast lane too). None of them starts a piece.
         let n4 = n & prev(n) & prev(prev(n)) & prev(prev(prev(n)));
         let s2 = s & prev(s);
         let s4 = s2 & s2 << 2;
@@ -160,7 +163,9 @@ impl Marks {
         let blank = s.wrapping_add(s & prev(n)) & !s & n;
         let hard = n4 | (s11 & next(n)) | blank;
         limit = limit.min((hard.trailing_zeros() as usize).saturating_sub(1));
-        // A run of 34 spaces is past the floor of bytes a token.
+        // A piece of 33 spaces before the last is past the floor of bytes
+        // a token; any run of 32 bytes of white space, two more shifts
+        // away, leaves the block to the fast lane.
         let s16 = s8 & s8 << 8;
         if s16 & s16 << 16 != 0 {
             return None;

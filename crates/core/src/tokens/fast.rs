@@ -115,6 +115,7 @@ impl Estimator {
 
 /// How the lane tells the classes of the bytes of a block.
 pub(super) trait Classify: Copy {
+    /// The classes of the 64 bytes of `bytes`.
     fn block(self, bytes: &[u8; BLOCK]) -> Block;
 }
 
@@ -209,7 +210,7 @@ impl Block {
 /// Where the run of the bytes of `mask` that starts at `at` (below 64)
 /// ends: 64 or more when it reaches the end of the block.
 #[inline]
-fn run_end(mask: u64, at: usize) -> usize {
+pub(super) fn run_end(mask: u64, at: usize) -> usize {
     at + (!mask >> at).trailing_zeros() as usize
 }
 

@@ -87,12 +87,12 @@
 //! its bit masks (`bulk.rs`), each kind of piece by the marks it leaves
 //! (where words, digit groups and runs of punctuation start, the letters
 //! at each position of their words), so that no loop runs over its
-//! pieces. On CPUs with AVX-512 or AVX2 the lanes run compiled for it (`simd.rs`,
-//! through `pulp`): the classes of a block in a few compares, its rare
-//! pairs by byte shuffles, and counts of bits with `popcnt`.
-//! A copy of the estimator before these paths is kept
-//! in the engine's tests (`tests/engine/tokens/`) as the model they must
-//! agree with on any input split anywhere.
+//! pieces. On CPUs with AVX-512 or AVX2 the lanes run compiled for it
+//! (`simd.rs`, through `pulp`): the classes of a block in a few compares,
+//! its rare pairs by byte shuffles, and counts of bits with `popcnt`. A
+//! copy of the estimator before these paths is kept in the engine's tests
+//! (`tests/engine/tokens/`) as the model they must agree with on any
+//! input split anywhere.
 //!
 //! # Exact counts
 //!

@@ -39,6 +39,7 @@ const fn row_bytes(h: usize) -> [u8; 32] {
     t
 }
 
+/// The four bytes of the rows of [`COMMON_AFTER`], each a table of 32.
 static ROWS: [[u8; 32]; 4] = [row_bytes(0), row_bytes(1), row_bytes(2), row_bytes(3)];
 
 /// A 16-byte table in both lanes of a register, as `vpshufb` reads it.
@@ -73,6 +74,7 @@ impl Avx2 {
         avx2._mm256_and_si256(above, below)
     }
 
+    /// The bytes of `v` that are `byte`.
     #[inline(always)]
     fn is(self, v: __m256i, byte: u8) -> __m256i {
         self.0.avx2._mm256_cmpeq_epi8(v, self.0.avx._mm256_set1_epi8(byte.cast_signed()))
@@ -264,15 +266,15 @@ mod tests {
         assert_eq!(fields(a), fields(b), "{what}");
     }
 
-    /// Every pair of bytes, where the two halves of the block meet and
-    /// inside each: the same classes and rare pairs as the portable lane.
+    /// Every pair of bytes, where the lanes of the registers meet (16, 32,
+    /// 48) and inside them: the same classes and rare pairs as the portable lane.
     #[test]
     fn blocks_as_the_portable_lane_reads_them() {
         let Some(simd) = V3::try_new() else { return };
         let wide = V4::try_new();
         for a in 0..=255u8 {
             for b in 0..=255u8 {
-                for at in [1, 17, 32, 63] {
+                for at in [1, 16, 17, 32, 48, 63] {
                     let mut block = [b'x'; BLOCK];
                     block[at - 1] = a;
                     block[at] = b;
