@@ -53,15 +53,15 @@ static WORD_STEPS: [[u64; BLOCK + 1]; 3] = [
     steps(&price::SMALL[2], price::SMALL_MORE[2]),
 ];
 
-/// The bits of the bytes after those of `mask`: bit `j` tells of byte
-/// `j - 1` (nothing before byte 0, a piece boundary).
+/// `mask` of the byte before each byte: bit `j` is bit `j - 1` of `mask`
+/// (0 for byte 0, which follows a piece boundary).
 #[inline(always)]
 fn prev(mask: u64) -> u64 {
     mask << 1
 }
 
-/// The bits of the bytes before those of `mask`: bit `j` tells of byte
-/// `j + 1` (nothing after byte 63).
+/// `mask` of the byte after each byte: bit `j` is bit `j + 1` of `mask`
+/// (0 for byte 63).
 #[inline(always)]
 fn next(mask: u64) -> u64 {
     mask >> 1
