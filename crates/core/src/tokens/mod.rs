@@ -326,6 +326,16 @@ fn kind(c: char) -> Kind {
     }
 }
 
+/// `table` with the entries of `bytes` set to `value`.
+const fn marked(mut table: [u8; 256], bytes: &[u8], value: u8) -> [u8; 256] {
+    let mut i = 0;
+    while i < bytes.len() {
+        table[bytes[i] as usize] = value;
+        i += 1;
+    }
+    table
+}
+
 /// How one ASCII punctuation character joins the word after it in
 /// `o200k_base` (measured on source and JSON): most join it at the price
 /// of [`Prefix::Punct`] (`.append`, `_dict`, `(obj`); these hardly
@@ -334,13 +344,7 @@ fn kind(c: char) -> Kind {
 /// prefix at all; `<` joins a capital (`<T`, `<Value` of generics) but
 /// not a small letter (`<usize` is two tokens).
 static LEADS: [u8; 256] = {
-    let mut t = [JOINS; 256];
-    let apart = b"!\"#%*+,:;=>\\`{|}";
-    let mut i = 0;
-    while i < apart.len() {
-        t[apart[i] as usize] = APART;
-        i += 1;
-    }
+    let mut t = marked([JOINS; 256], b"!\"#%*+,:;=>\\`{|}", APART);
     t[b'@' as usize] = CLOSE;
     t[b'<' as usize] = CAPITAL;
     t
@@ -368,22 +372,7 @@ fn punct_lead(kind: u8, capital: bool) -> (Prefix, u64) {
 /// three tokens), but longer runs keep the price of other punctuation:
 /// the rulers of the corpora's logs and Python are what keeps a cap
 /// there from keeping more than asked.
-static SAME_RUN: [u8; 256] = {
-    let mut t = [PAIRS; 256];
-    let three = b"\"'<>:`";
-    let mut i = 0;
-    while i < three.len() {
-        t[three[i] as usize] = THREES;
-        i += 1;
-    }
-    let four = b"!#(*-./=?_";
-    let mut i = 0;
-    while i < four.len() {
-        t[four[i] as usize] = FOURS;
-        i += 1;
-    }
-    t
-};
+static SAME_RUN: [u8; 256] = marked(marked([PAIRS; 256], b"\"'<>:`", THREES), b"!#(*-./=?_", FOURS);
 const PAIRS: u8 = 0;
 const THREES: u8 = 1;
 const FOURS: u8 = 2;
