@@ -174,9 +174,9 @@ mod price {
     /// letter, by what leads it: a space, nothing, punctuation; then each
     /// letter past 16.
     pub const SMALL: [[u64; 17]; 3] = [
-        [0, 1000, 1000, 1010, 1020, 1030, 1060, 1090, 1200, 1200, 1250, 1350, 1550, 1650, 1800, 1900, 2000],
+        [0, 1000, 1000, 1010, 1020, 1030, 1040, 1060, 1120, 1150, 1200, 1300, 1500, 1600, 1750, 1850, 1950],
         [0, 1000, 1000, 1000, 1020, 1020, 1020, 1050, 1150, 1250, 1300, 1350, 1450, 1550, 1700, 1800, 1900],
-        [0, 1050, 1150, 1150, 1150, 1200, 1250, 1350, 1450, 1600, 1800, 1900, 2000, 2100, 2200, 2300, 2400],
+        [0, 1050, 1100, 1100, 1100, 1120, 1150, 1250, 1350, 1550, 1750, 1900, 2000, 2100, 2200, 2300, 2400],
     ];
     pub const SMALL_MORE: [u64; 3] = [150, 200, 200];
     /// The same for its leading capitals (a word of capitals only, or the
@@ -188,7 +188,7 @@ mod price {
     ];
     pub const CAPS_MORE: [u64; 3] = [400, 250, 300];
     /// Each rare pair of letters, by prefix.
-    pub const RARE: [u64; 3] = [300, 600, 350];
+    pub const RARE: [u64; 3] = [150, 600, 150];
     /// What a word led by punctuation that seldom merges with it costs
     /// more ([`LEADS`]).
     pub const APART: u64 = 450;
