@@ -1,20 +1,20 @@
 //! The plain count's bulk lane: the cost of the whole pieces of 64 bytes
-//! of plain ASCII text at once, from the bit masks of their classes, with
-//! no loop over the pieces.
+//! of plain ASCII text at once, from the bit masks of their classes,
+//! without the fast lane's walk from piece to piece.
 //!
 //! A full scan (`--json`'s total, the middle notice of the token pair)
 //! needs the sum of the costs, not where each piece ends. Inside a block,
 //! each kind of piece leaves a mark that bit arithmetic finds for all of
 //! them at once (where a word starts, a digit group, a run of
-//! punctuation), and each price is a sum of steps by length: a word of
-//! `n` letters costs the steps of its first `n` letters, so the block's
-//! words cost the step of position `k` times the letters at position `k`,
-//! a count of bits per `k`. What no step prices this way is read piece by
-//! piece (a word of two or more capitals, whose price is the larger of
-//! two; a run of punctuation longer than a character, priced by which
-//! characters it holds) or left to the fast lane (a long run of newlines,
-//! many spaces before a newline, a blank line of spaces), which reads the
-//! same block whole.
+//! punctuation). Most pieces are then priced by counts of bits: white
+//! space, digit groups, single punctuation, rare letter pairs. A word is
+//! priced by its length, the run of letters after its start (a count of
+//! trailing zeros). What is not priced by kind and length alone is read
+//! piece by piece (a word of two or more capitals, whose price is the
+//! larger of two; a run of punctuation longer than a character, priced by
+//! which characters it holds) or left to the fast lane (a long run of
+//! newlines, many spaces before a newline, a blank line of spaces), which
+//! reads the same block whole.
 //!
 //! The block ends at the last piece boundary that the bytes in it decide;
 //! what follows is read from there. Every price here is the one the fast
@@ -31,26 +31,25 @@
 use super::fast::{BLOCK, Block, run_end};
 use super::{LEADS, Prefix, floor, price, punct_lead, punct_run_cost, word_cost};
 
-/// Price steps of a word by its length: entry `k` is what its `k`-th
-/// letter adds (entry 0 unused), from `table`, the prices of the first 16
-/// lengths, and `more` for each letter past them.
-const fn steps<const N: usize>(table: &[u64; N], more: u64) -> [u64; BLOCK + 1] {
-    let mut s = [more; BLOCK + 1];
-    s[0] = 0;
+/// Prices of a word by its length, 0 to a block's: `table`, the prices
+/// of the first 16 lengths, and `more` for each letter past them (as
+/// `priced` gives them).
+const fn by_length<const N: usize>(table: &[u64; N], more: u64) -> [u64; BLOCK + 1] {
+    let mut s = [0; BLOCK + 1];
     let mut k = 1;
-    while k < N {
-        s[k] = table[k] - table[k - 1];
+    while k <= BLOCK {
+        s[k] = if k < N { table[k] } else { table[N - 1] + (k - N + 1) as u64 * more };
         k += 1;
     }
     s
 }
 
-/// The steps of a word's letters by what leads it: a space, nothing,
-/// punctuation.
-static WORD_STEPS: [[u64; BLOCK + 1]; 3] = [
-    steps(&price::SMALL[0], price::SMALL_MORE[0]),
-    steps(&price::SMALL[1], price::SMALL_MORE[1]),
-    steps(&price::SMALL[2], price::SMALL_MORE[2]),
+/// The prices of a word's small letters by what leads it: a space,
+/// nothing, punctuation.
+static WORD_PRICES: [[u64; BLOCK + 1]; 3] = [
+    by_length(&price::SMALL[0], price::SMALL_MORE[0]),
+    by_length(&price::SMALL[1], price::SMALL_MORE[1]),
+    by_length(&price::SMALL[2], price::SMALL_MORE[2]),
 ];
 
 /// `mask` of the byte before each byte: bit `j` is bit `j - 1` of `mask`
@@ -216,8 +215,7 @@ impl Marks {
     }
 
     /// The other words `within`: by what leads each (a space, nothing,
-    /// punctuation), the steps of their letters by position, and their
-    /// rare pairs.
+    /// punctuation), each priced by its length, and their rare pairs.
     #[inline(always)]
     fn words(&self, block: &[u8; BLOCK], m: &Block, within: u64, caps_letters: u64) -> u64 {
         let mut cost = 0;
@@ -246,21 +244,29 @@ impl Marks {
         let spaced = letters_of(after_space);
         let punctuated = letters_of(after_punct);
         let bare = self.letter & within & !spaced & !punctuated & !caps_letters;
-        let [space_steps, bare_steps, punct_steps] = &WORD_STEPS;
-        // The letters at position k of their words, k = 1, 2, ...
-        let mut at_k = words;
-        let mut k = 1;
-        while at_k != 0 {
-            cost += space_steps[k] * bits(at_k & spaced)
-                + bare_steps[k] * bits(at_k & bare)
-                + punct_steps[k] * bits(at_k & punctuated);
-            at_k = self.goes_on & prev(at_k);
-            k += 1;
-        }
+        let [space_prices, bare_prices, punct_prices] = &WORD_PRICES;
+        cost += self.priced(words & spaced, space_prices)
+            + self.priced(words & bare, bare_prices)
+            + self.priced(words & punctuated, punct_prices);
         let rare = m.rare & self.goes_on;
         cost + price::RARE[0] * bits(rare & spaced)
             + price::RARE[1] * bits(rare & bare)
             + price::RARE[2] * bits(rare & punctuated)
+    }
+
+    /// The words that start at `starts`, each priced by its length from
+    /// `prices`.
+    #[inline(always)]
+    fn priced(&self, mut starts: u64, prices: &[u64; BLOCK + 1]) -> u64 {
+        let mut cost = 0;
+        while starts != 0 {
+            let at = starts.trailing_zeros();
+            starts &= starts - 1;
+            // The letter at `at` and those after it that go on with it.
+            let len = 1 + (!(self.goes_on >> at >> 1)).trailing_zeros() as usize;
+            cost += prices[len.min(BLOCK)];
+        }
+        cost
     }
 
     /// Punctuation and white space `within`.

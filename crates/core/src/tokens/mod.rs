@@ -766,11 +766,13 @@ fn before_word(chars: u64, last: u32) -> u64 {
 
 /// What the ASCII punctuation `run` (bytes of class `PUNCT`) costs, `word`
 /// when a letter follows it at once.
-#[inline]
+#[allow(clippy::inline_always)]
+#[inline(always)]
 fn punct_run_cost(run: &[u8], word: bool) -> u64 {
     // Two characters, the commonest run after one (`::`, `()`, `);`):
     // too short for two dots to end a run or for a statement's end. (NUL
-    // is no character of `same_cost`.)
+    // is no character of `same_cost`.) Inlined into the lanes; the longer
+    // runs are not.
     if let &[a, b] = run {
         return if a == b && a != 0 {
             SCALE
@@ -778,6 +780,12 @@ fn punct_run_cost(run: &[u8], word: bool) -> u64 {
             punct_cost(2) - if word { before_word(2, u32::from(u16::from_be_bytes([a, b]))) } else { 0 }
         };
     }
+    longer_run_cost(run, word)
+}
+
+/// [`punct_run_cost`] of a run of one character or of three or more.
+#[inline(never)]
+fn longer_run_cost(run: &[u8], word: bool) -> u64 {
     if let [first, rest @ ..] = run
         && rest.iter().all(|c| c == first)
     {
