@@ -447,8 +447,8 @@ enum Prefix {
 /// and JSON from outside them too; the words led by a space or by
 /// punctuation, and their rare pairs, on Python, Rust and JavaScript
 /// from outside them (the modules of the standard library, pip, click,
-/// flask, jinja2, requests, serde_json, clap, npm), which o200k_base holds
-/// in fewer tokens than the corpora.
+/// flask, jinja2, requests, `serde_json`, clap, npm), which `o200k_base`
+/// holds in fewer tokens than the corpora.
 mod price {
     /// A word of N ASCII letters (index N, up to 16) that has a small
     /// letter, by what leads it: a space, nothing, punctuation; then each
