@@ -30,11 +30,12 @@
 //! digits is one, a CJK character about one, other non-ASCII characters
 //! more than ASCII ones. The prices were fitted against the exact
 //! `o200k_base` on the corpora under `tests/fixtures/tokens`, and the
-//! prices of words checked on Python and JSON from outside them (words
-//! without a space before them, the keys of JSON, were 1.5 to 2 tokens
-//! where `o200k_base` has one), leaning towards more tokens than the exact
-//! count, so that a cap that trusts the estimate keeps fewer tokens than
-//! asked rather than more.
+//! prices of words on Python, Rust, JavaScript and JSON from outside them
+//! (words without a space before them, the keys of JSON, were 1.5 to 2
+//! tokens where `o200k_base` has one; names in code are whole tokens more
+//! often than their letters say), leaning towards more tokens than the
+//! exact count, so that a cap that trusts the estimate keeps fewer tokens
+//! than asked rather than more on the whole.
 //!
 //! Costs are kept in thousandths of a token ([`SCALE`]); [`Estimator::total`]
 //! rounds up. Characters that are not valid UTF-8 cost a token a byte.
