@@ -103,6 +103,7 @@
 use std::sync::atomic::{AtomicU8, Ordering};
 
 mod bulk;
+mod cjk;
 mod fast;
 #[cfg(target_arch = "x86_64")]
 mod simd;
@@ -1089,6 +1090,15 @@ impl Estimator {
                 if n > 0 {
                     i += n;
                     continue;
+                }
+                // The plain count reads CJK pieces from a boundary the
+                // way the fast lane reads ASCII ones (`cjk.rs`).
+                if !S::TELLS && self.cjk_ready(bytes, i) {
+                    let to = self.cjk_pieces(bytes, i);
+                    if to > i {
+                        i = to;
+                        continue;
+                    }
                 }
                 match self.multi_at(bytes, i, sink) {
                     Some(next) => i = next,
