@@ -19,9 +19,11 @@
 //!
 //! Only the plain count comes here: the boundaries are not told.
 
+use std::sync::atomic::Ordering;
+
 use super::{
-    CLASS, DIGIT, Estimator, JOINS, Kind, LEADS, LOWER, NEWLINE, PUNCT, Prefix, SPACE, State, UPPER, floor,
-    kind, long_run, price, punct_lead, run_after_punct, run_cost, word_cost,
+    CLASS, DIGIT, Estimator, JOINS, KINDS, Kind, LEADS, LOWER, NEWLINE, PUNCT, Prefix, SPACE, State, UPPER,
+    caseless, floor, kind, long_run, price, punct_lead, run_after_punct, run_cost, word_cost,
 };
 
 /// A character of 3 bytes as the lane reads it.
@@ -39,7 +41,9 @@ enum Cjk {
 }
 
 /// What the character at `bytes[at..]` is, if it is one of 3 bytes.
-#[inline]
+// Inlined into the loops over letters, where it is most of the work.
+#[allow(clippy::inline_always)]
+#[inline(always)]
 fn char_at(bytes: &[u8], at: usize) -> Cjk {
     let Some(&[a, b, c]) = bytes.get(at..at + 3) else {
         return Cjk::Other;
@@ -49,9 +53,27 @@ fn char_at(bytes: &[u8], at: usize) -> Cjk {
     }
     let cp = u32::from(a & 0x0F) << 12 | u32::from(b & 0x3F) << 6 | u32::from(c & 0x3F);
     // The letters of `caseless_run`, known without the tables.
-    if matches!(cp, 0x3041..=0x3096 | 0x30A1..=0x30FA | 0x4E00..=0x9FFF | 0xAC00..=0xD7A3) {
+    if caseless(cp) {
         return Cjk::Letter;
     }
+    // CJK punctuation and the full-width forms: the kind met before, as
+    // `kind` keeps it, without a call.
+    let slot = match cp {
+        0x2000..=0x30FF => cp - 0x2000,
+        0xFF00..=0xFFEF => cp - 0xFF00 + 0x1100,
+        _ => return other_kind(cp),
+    };
+    match KINDS[slot as usize].load(Ordering::Relaxed) {
+        0 => other_kind(cp),
+        k if k == Kind::Small as u8 + 1 => Cjk::Letter,
+        k if k == Kind::Symbol as u8 + 1 => Cjk::Symbol,
+        _ => Cjk::Other,
+    }
+}
+
+/// What the character `cp` of 3 bytes is, by `kind`.
+#[inline(never)]
+fn other_kind(cp: u32) -> Cjk {
     // An overlong form or a surrogate is no character.
     let Some(ch) = char::from_u32(cp).filter(|_| cp >= 0x800) else {
         return Cjk::Other;
@@ -61,6 +83,44 @@ fn char_at(bytes: &[u8], at: usize) -> Cjk {
         Kind::Symbol => Cjk::Symbol,
         _ => Cjk::Other,
     }
+}
+
+/// [`caseless`] of the characters of 3 bytes: bit `cp % 64` of entry
+/// `cp / 64`.
+static CASELESS: [u64; 1024] = {
+    let mut t = [0; 1024];
+    let mut cp = 0;
+    while cp < 0x10000 {
+        if caseless(cp) {
+            t[cp as usize / 64] |= 1 << (cp % 64);
+        }
+        cp += 1;
+    }
+    t
+};
+
+/// Where the run of the letters of [`caseless`] that starts at `at`
+/// ends, from a table of bits: a few instructions a letter. Those of the
+/// tables (`ー`) and the last one or two letters of `bytes` are read by
+/// [`char_at`].
+#[inline]
+fn letters_end(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(&[a, b, c, _]) = bytes.get(at..at + 4) {
+        let w = u32::from_le_bytes([a, b, c, 0]);
+        // A lead byte of 3 and two continuations.
+        if w & 0x00C0_C0F0 != 0x0080_80E0 {
+            return at;
+        }
+        let block = (w & 0x0F) << 6 | (w >> 8 & 0x3F);
+        if CASELESS[block as usize] >> (w >> 16 & 0x3F) & 1 == 0 {
+            break;
+        }
+        at += 3;
+    }
+    while char_at(bytes, at) == Cjk::Letter {
+        at += 3;
+    }
+    at
 }
 
 /// Where the run of `\n` that starts at `at` ends, when the byte after it
@@ -172,12 +232,8 @@ fn piece(bytes: &[u8], o: usize) -> Option<(usize, u64)> {
         return None;
     };
     // The word: letters of 3 bytes, up to a character that ends it.
-    let mut end = letters_at;
-    let mut extra = lead.extra;
-    while char_at(bytes, end) == Cjk::Letter {
-        end += 3;
-        extra += price::LETTER_3;
-    }
+    let end = letters_end(bytes, letters_at);
+    let extra = lead.extra + (end - letters_at) as u64 / 3 * price::LETTER_3;
     let &next = bytes.get(end)?;
     let ends = if next >= 0x80 {
         char_at(bytes, end) == Cjk::Symbol
@@ -236,5 +292,43 @@ impl Estimator {
         self.committed = committed;
         self.pos = base + o as u64;
         o
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Cjk, Kind, char_at, kind, letters_end};
+
+    /// Every character of 3 bytes, before a space and at the end of the
+    /// bytes: a letter to both readers when `kind` makes it a small one or
+    /// one without case, a symbol when it makes it one; no byte sequence
+    /// of 3 that is not a character is either.
+    #[test]
+    fn characters_of_three_bytes_as_kind_tells_them() {
+        for cp in 0x800..=0xFFFF_u32 {
+            let Some(c) = char::from_u32(cp) else {
+                let bytes = [0xED, 0xA0 | (cp >> 6 & 0x1F) as u8, 0x80 | (cp & 0x3F) as u8, b' '];
+                assert!(char_at(&bytes, 0) == Cjk::Other && letters_end(&bytes, 0) == 0, "{cp:#x}");
+                continue;
+            };
+            let mut bytes = [b' '; 4];
+            c.encode_utf8(&mut bytes);
+            let letter = super::caseless(cp) || kind(c) == Kind::Small;
+            let expected = if letter {
+                Cjk::Letter
+            } else if kind(c) == Kind::Symbol {
+                Cjk::Symbol
+            } else {
+                Cjk::Other
+            };
+            for b in [&bytes[..], &bytes[..3]] {
+                assert!(char_at(b, 0) == expected, "{cp:#x}");
+                assert_eq!(letters_end(b, 0), if letter { 3 } else { 0 }, "{cp:#x}");
+            }
+        }
+        // Overlong forms.
+        for bytes in [[0xE0, 0x80, 0x80, b' '], [0xE0, 0x9F, 0xBF, b' ']] {
+            assert!(char_at(&bytes, 0) == Cjk::Other && letters_end(&bytes, 0) == 0);
+        }
     }
 }

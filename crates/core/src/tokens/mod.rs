@@ -265,12 +265,19 @@ fn caseless_run(bytes: &[u8]) -> usize {
             break;
         }
         let cp = u32::from(a & 0x0F) << 12 | u32::from(b & 0x3F) << 6 | u32::from(c & 0x3F);
-        if !matches!(cp, 0x3041..=0x3096 | 0x30A1..=0x30FA | 0x4E00..=0x9FFF | 0xAC00..=0xD7A3) {
+        if !caseless(cp) {
             break;
         }
         n += 3;
     }
     n
+}
+
+/// Whether the character `cp` is a kana, a CJK ideograph or a Hangul
+/// syllable.
+#[inline]
+const fn caseless(cp: u32) -> bool {
+    matches!(cp, 0x3041..=0x3096 | 0x30A1..=0x30FA | 0x4E00..=0x9FFF | 0xAC00..=0xD7A3)
 }
 
 /// What a non-ASCII character is to the pre-tokenizer.
@@ -1497,8 +1504,7 @@ impl Estimator {
         let n = seq.len() as u64;
         // Kana, CJK ideographs and Hangul syllables are letters without
         // case: known without the slower lookups of the tables.
-        let caseless = matches!(c, '\u{3041}'..='\u{3096}' | '\u{30A1}'..='\u{30FA}' | '\u{4E00}'..='\u{9FFF}' | '\u{AC00}'..='\u{D7A3}');
-        let (class, cost) = if caseless {
+        let (class, cost) = if caseless(u32::from(c)) {
             (Char::Lower, price::LETTER_3)
         } else {
             match kind(c) {
