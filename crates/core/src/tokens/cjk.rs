@@ -51,11 +51,11 @@ fn char_at(bytes: &[u8], at: usize) -> Cjk {
     if a & 0xF0 != 0xE0 || b & 0xC0 != 0x80 || c & 0xC0 != 0x80 {
         return Cjk::Other;
     }
-    let cp = u32::from(a & 0x0F) << 12 | u32::from(b & 0x3F) << 6 | u32::from(c & 0x3F);
     // The letters of `caseless_run`, known without the tables.
-    if caseless(cp) {
+    if in_caseless(u32::from_le_bytes([a, b, c, 0])) {
         return Cjk::Letter;
     }
+    let cp = u32::from(a & 0x0F) << 12 | u32::from(b & 0x3F) << 6 | u32::from(c & 0x3F);
     // CJK punctuation and the full-width forms: the kind met before, as
     // `kind` keeps it, without a call.
     let slot = match cp {
@@ -99,6 +99,15 @@ static CASELESS: [u64; 1024] = {
     t
 };
 
+/// Whether the character of 3 bytes in the low bytes of `w` (a lead byte
+/// and two continuations) is one of [`caseless`], by [`CASELESS`].
+#[allow(clippy::inline_always)]
+#[inline(always)]
+fn in_caseless(w: u32) -> bool {
+    let block = (w & 0x0F) << 6 | (w >> 8 & 0x3F);
+    CASELESS[block as usize] >> (w >> 16 & 0x3F) & 1 != 0
+}
+
 /// Where the run of the letters of [`caseless`] that starts at `at`
 /// ends, from a table of bits: a few instructions a letter. Those of the
 /// tables (`ー`) and the last one or two letters of `bytes` are read by
@@ -111,8 +120,7 @@ fn letters_end(bytes: &[u8], mut at: usize) -> usize {
         if w & 0x00C0_C0F0 != 0x0080_80E0 {
             return at;
         }
-        let block = (w & 0x0F) << 6 | (w >> 8 & 0x3F);
-        if CASELESS[block as usize] >> (w >> 16 & 0x3F) & 1 == 0 {
+        if !in_caseless(w) {
             break;
         }
         at += 3;
