@@ -87,10 +87,15 @@
 //! its bit masks (`bulk.rs`), each kind of piece by the marks it leaves
 //! (where words, digit groups and runs of punctuation start, the letters
 //! at each position of their words), so that no loop runs over its
-//! pieces. On CPUs with AVX-512 or AVX2 the lanes run compiled for it
-//! (`simd.rs`, through `pulp`): the classes of a block in a few compares,
-//! its rare pairs by byte shuffles, and counts of bits with `popcnt`. A
-//! copy of the estimator before these paths is kept in the engine's tests
+//! pieces; and from a boundary at a character that is not ASCII, the
+//! common pieces of CJK text (a word of kana, ideographs or Hangul led
+//! by nothing, a space or one punctuation character, CJK punctuation with
+//! the newlines after it) are read one after another in a lane of their
+//! own (`cjk.rs`), the letters of a word told by a table of bits. On
+//! CPUs with AVX-512 or AVX2 the lanes run compiled for it (`simd.rs`,
+//! through `pulp`): the classes of a block in a few compares, its rare
+//! pairs by byte shuffles, and counts of bits with `popcnt`. A copy of
+//! the estimator before these paths is kept in the engine's tests
 //! (`tests/engine/tokens/`) as the model they must agree with on any
 //! input split anywhere.
 //!
