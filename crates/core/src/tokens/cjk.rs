@@ -244,7 +244,10 @@ fn piece(bytes: &[u8], o: usize) -> Option<(usize, u64)> {
     let extra = lead.extra + (end - letters_at) as u64 / 3 * price::LETTER_3;
     let &next = bytes.get(end)?;
     let ends = if next >= 0x80 {
-        char_at(bytes, end) == Cjk::Symbol
+        // Any other character of 3 bytes (punctuation, a capital, a digit,
+        // white space) or sequence of 3 that is none (invalid bytes) ends
+        // it; one of 2 or 4 bytes may be a letter that goes on with it.
+        matches!(bytes.get(end..end + 3), Some(&[a, b, c]) if a & 0xF0 == 0xE0 && b & 0xC0 == 0x80 && c & 0xC0 == 0x80)
     } else {
         // A small ASCII letter goes on with the word; any other ASCII
         // character ends it (a capital after a small letter too).
