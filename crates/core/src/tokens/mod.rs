@@ -88,10 +88,15 @@
 //! its bit masks (`bulk.rs`), each kind of piece by the marks it leaves
 //! (where words, digit groups and runs of punctuation start, the letters
 //! at each position of their words), so that no loop runs over its
-//! pieces. On CPUs with AVX-512 or AVX2 the lanes run compiled for it
-//! (`simd.rs`, through `pulp`): the classes of a block in a few compares,
-//! its rare pairs by byte shuffles, and counts of bits with `popcnt`. A
-//! copy of the estimator before these paths is kept in the engine's tests
+//! pieces; and from a boundary at a character that is not ASCII, the
+//! common pieces of CJK text (a word of kana, ideographs or Hangul led
+//! by nothing, a space or one punctuation character, CJK punctuation with
+//! the newlines after it) are read one after another in a lane of their
+//! own (`cjk.rs`), the letters of a word told by a table of bits. On
+//! CPUs with AVX-512 or AVX2 the lanes run compiled for it (`simd.rs`,
+//! through `pulp`): the classes of a block in a few compares, its rare
+//! pairs by byte shuffles, and counts of bits with `popcnt`. A copy of
+//! the estimator before these paths is kept in the engine's tests
 //! (`tests/engine/tokens/`) as the model they must agree with on any
 //! input split anywhere.
 //!
@@ -104,6 +109,7 @@
 use std::sync::atomic::{AtomicU8, Ordering};
 
 mod bulk;
+mod cjk;
 mod fast;
 #[cfg(target_arch = "x86_64")]
 mod simd;
@@ -265,12 +271,19 @@ fn caseless_run(bytes: &[u8]) -> usize {
             break;
         }
         let cp = u32::from(a & 0x0F) << 12 | u32::from(b & 0x3F) << 6 | u32::from(c & 0x3F);
-        if !matches!(cp, 0x3041..=0x3096 | 0x30A1..=0x30FA | 0x4E00..=0x9FFF | 0xAC00..=0xD7A3) {
+        if !caseless(cp) {
             break;
         }
         n += 3;
     }
     n
+}
+
+/// Whether the character `cp` is a kana, a CJK ideograph or a Hangul
+/// syllable.
+#[inline]
+const fn caseless(cp: u32) -> bool {
+    matches!(cp, 0x3041..=0x3096 | 0x30A1..=0x30FA | 0x4E00..=0x9FFF | 0xAC00..=0xD7A3)
 }
 
 /// What a non-ASCII character is to the pre-tokenizer.
@@ -1103,6 +1116,15 @@ impl Estimator {
                     i += n;
                     continue;
                 }
+                // The plain count reads CJK pieces from a boundary the
+                // way the fast lane reads ASCII ones (`cjk.rs`).
+                if !S::TELLS && self.cjk_ready(bytes, i) {
+                    let to = self.cjk_pieces(bytes, i);
+                    if to > i {
+                        i = to;
+                        continue;
+                    }
+                }
                 match self.multi_at(bytes, i, sink) {
                     Some(next) => i = next,
                     None => return,
@@ -1500,8 +1522,7 @@ impl Estimator {
         let n = seq.len() as u64;
         // Kana, CJK ideographs and Hangul syllables are letters without
         // case: known without the slower lookups of the tables.
-        let caseless = matches!(c, '\u{3041}'..='\u{3096}' | '\u{30A1}'..='\u{30FA}' | '\u{4E00}'..='\u{9FFF}' | '\u{AC00}'..='\u{D7A3}');
-        let (class, cost) = if caseless {
+        let (class, cost) = if caseless(u32::from(c)) {
             (Char::Lower, price::LETTER_3)
         } else {
             match kind(c) {

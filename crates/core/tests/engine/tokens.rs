@@ -206,3 +206,63 @@ fn same_plain_count_on_the_corpora() {
     }
     assert!(seen >= 10, "only {seen} corpora");
 }
+
+/// Text in CJK scripts as the plain count's CJK lane reads it: words of
+/// ideographs, kana and Hangul (with `ー`), led by nothing, a space, CJK
+/// punctuation or ASCII punctuation, runs of CJK punctuation with
+/// newlines, and what stops the lane among them: ASCII letters and
+/// digits, runs of white space, letters and symbols of other kinds,
+/// full-width digits and spaces, invalid bytes and characters cut short.
+fn cjk_text() -> impl Strategy<Value = Vec<u8>> {
+    let atom = prop_oneof![
+        8 => "[\u{4e00}-\u{9fff}]{1,12}".prop_map(String::into_bytes),
+        4 => "[\u{3041}-\u{3096}\u{30a1}-\u{30fc}]{1,8}".prop_map(String::into_bytes),
+        4 => " ?[\u{ac00}-\u{d7a3}]{1,6}".prop_map(String::into_bytes),
+        6 => "[，。、：！？「」『』（）・…—〜]{1,3}\n{0,3}".prop_map(String::into_bytes),
+        3 => "[.?!,:;()#@<]{1,2}\n{0,3}".prop_map(String::into_bytes),
+        2 => " ?[a-zA-Z]{1,6}".prop_map(String::into_bytes),
+        1 => "[0-9]{1,4}".prop_map(String::into_bytes),
+        2 => "[ \t]{0,3}\n{1,12}[ \t]{0,2}".prop_map(String::into_bytes),
+        1 => "[ \t\r\x1b]{1,3}".prop_map(String::into_bytes),
+        1 => "[éЖ😀々〇Ⅰ１\u{3000}\u{a0}\u{1100}]{1,2}".prop_map(String::into_bytes),
+        1 => prop_oneof![
+            Just(vec![0xFF]),
+            Just(vec![0x80]),
+            Just(vec![0xE4, 0xB8]),
+            Just(vec![0xE3, 0x80]),
+            Just(vec![0xED, 0xA0, 0x80]),
+            Just(vec![0xE0, 0x80, 0xBF]),
+            Just(vec![0xEF, 0xBF, 0xBF]),
+        ],
+    ];
+    prop::collection::vec(atom, 0..150).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// The plain count, which reads whole CJK pieces from a boundary,
+    /// against the model: in reads of 1–7 bytes (characters cut by every
+    /// read), of up to a few hundred, and whole.
+    #[test]
+    fn same_plain_count_on_cjk_text(
+        bytes in cjk_text(),
+        short in prop::collection::vec(1usize..=7, 1..10),
+        long in prop::collection::vec(1usize..=300, 1..6),
+    ) {
+        let mut model = Model::default();
+        model.feed(&bytes);
+        let mut whole = Estimator::default();
+        whole.feed(&bytes);
+        prop_assert_eq!(whole.total_scaled(), model.total_scaled());
+        for sizes in [short, long] {
+            let (mut plain, mut model) = (Estimator::default(), Model::default());
+            for (from, to) in reads(&bytes, &sizes) {
+                plain.feed(&bytes[from..to]);
+                model.feed(&bytes[from..to]);
+                prop_assert_eq!(plain.total_scaled(), model.total_scaled(), "after {} bytes", to);
+                prop_assert_eq!(plain.position(), model.position());
+            }
+        }
+    }
+}
