@@ -86,10 +86,10 @@
 //! library's tables. The plain count (a total, without boundaries) goes
 //! further: from a boundary, a block of plain ASCII is priced whole from
 //! its bit masks (`bulk.rs`), each kind of piece by the marks it leaves
-//! (where words, digit groups and runs of punctuation start, the letters
-//! at each position of their words), so that no loop runs over its
-//! pieces; and from a boundary at a character that is not ASCII, the
-//! common pieces of CJK text (a word of kana, ideographs or Hangul led
+//! (where words, digit groups and runs of punctuation start), most of
+//! them priced by counts of bits and each word by its length; and from
+//! a boundary at a character that is not ASCII, the common pieces of CJK
+//! text (a word of kana, ideographs or Hangul led
 //! by nothing, a space or one punctuation character, CJK punctuation with
 //! the newlines after it) are read one after another in a lane of their
 //! own (`cjk.rs`), the letters of a word told by a table of bits. On
