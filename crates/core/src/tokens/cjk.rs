@@ -21,9 +21,10 @@
 
 use std::sync::atomic::Ordering;
 
+use super::fast::Lead;
 use super::{
-    CLASS, DIGIT, Estimator, JOINS, KINDS, Kind, LEADS, LOWER, NEWLINE, PUNCT, Prefix, SPACE, State, UPPER,
-    caseless, floor, kind, long_run, price, punct_lead, run_after_punct, run_cost, word_cost,
+    CLASS, DIGIT, Estimator, JOINS, KINDS, Kind, LEADS, LOWER, NEWLINE, PUNCT, SPACE, State, UPPER, caseless,
+    floor, kind, long_run, price, punct_lead, run_after_punct, run_cost, word_cost,
 };
 
 /// A character of 3 bytes as the lane reads it.
@@ -139,17 +140,6 @@ fn newlines_end(bytes: &[u8], at: usize) -> Option<usize> {
     (CLASS[usize::from(bytes[at + k])] != NEWLINE).then_some(at + k)
 }
 
-/// What a word read here has for a prefix, what it costs more, and what
-/// the punctuation that leads it would cost on its own.
-#[derive(Clone, Copy)]
-struct Lead {
-    prefix: Prefix,
-    extra: u64,
-    floor: u64,
-}
-
-const NO_LEAD: Lead = Lead { prefix: Prefix::None, extra: 0, floor: 0 };
-
 /// The piece that starts at `bytes[o]`, a piece boundary: where it ends
 /// and what it costs, or `None` when it is left to the general loop.
 #[inline]
@@ -159,7 +149,7 @@ fn piece(bytes: &[u8], o: usize) -> Option<(usize, u64)> {
     // leads them.
     let (letters_at, lead) = if b >= 0x80 {
         match char_at(bytes, o) {
-            Cjk::Letter => (o, NO_LEAD),
+            Cjk::Letter => (o, Lead::NONE),
             Cjk::Symbol => {
                 // A run of symbols, each a character of punctuation that
                 // is not ASCII: `Estimator::punct_cost` of no ASCII ones.
@@ -214,7 +204,7 @@ fn piece(bytes: &[u8], o: usize) -> Option<(usize, u64)> {
         if char_at(bytes, o + 1) != Cjk::Letter {
             return None;
         }
-        (o + 1, Lead { prefix: Prefix::Space, extra: 0, floor: 0 })
+        (o + 1, Lead::SPACE)
     } else if CLASS[usize::from(b)] == PUNCT {
         // One ASCII punctuation character (`.`, `?` after Korean): the
         // run of one character, as the general loop keeps it.

@@ -21,14 +21,21 @@ use super::{
 };
 use wide::u8x16;
 
-/// What leads a word read in the lane, and what the word costs at least.
+/// What leads a word read in a lane (this one, and the CJK lane), and
+/// what the word costs at least.
 #[derive(Clone, Copy)]
-struct Lead {
-    prefix: Prefix,
+pub(super) struct Lead {
+    pub(super) prefix: Prefix,
     /// Extra cost of the word (`price::APART` after `,` and the like).
-    extra: u64,
+    pub(super) extra: u64,
     /// What the punctuation that leads it would cost on its own.
-    floor: u64,
+    pub(super) floor: u64,
+}
+
+impl Lead {
+    /// A word led by nothing, and one led by a space.
+    pub(super) const NONE: Lead = Lead { prefix: Prefix::None, extra: 0, floor: 0 };
+    pub(super) const SPACE: Lead = Lead { prefix: Prefix::Space, extra: 0, floor: 0 };
 }
 
 impl Estimator {
@@ -361,9 +368,9 @@ fn block_pieces<S: Sink, C: Classify>(
                     Err(Ended::Cross(_)) => return Ended::Cross(i + end - 1),
                 }
             }
-            (end - 1, end, Lead { prefix: Prefix::Space, extra: 0, floor: 0 })
+            (end - 1, end, Lead::SPACE)
         } else if has(letter, o) {
-            (o, o, Lead { prefix: Prefix::None, extra: 0, floor: 0 })
+            (o, o, Lead::NONE)
         } else if has(m.punct, o) {
             if o + 1 >= BLOCK || !has(letter, o + 1) {
                 match block_punct(&m, block, o, o, committed) {
@@ -510,7 +517,7 @@ fn scalar_pieces<S: Sink>(
         // Where the word starts that this round ends with, if any: the
         // piece's first byte, its first letter, what leads it.
         let (start, letters_at, lead) = match class {
-            LOWER | UPPER => (i, i, Lead { prefix: Prefix::None, extra: 0, floor: 0 }),
+            LOWER | UPPER => (i, i, Lead::NONE),
             SPACE => {
                 let k = bytes[i..].iter().position(|&c| CLASS[usize::from(c)] != SPACE);
                 let Some(k) = k else { return (i, true) };
@@ -546,7 +553,7 @@ fn scalar_pieces<S: Sink>(
                     i = to;
                     continue;
                 }
-                (end - 1, end, Lead { prefix: Prefix::Space, extra: 0, floor: 0 })
+                (end - 1, end, Lead::SPACE)
             }
             PUNCT => {
                 let next = i + 1;

@@ -153,6 +153,14 @@ fn plain_ascii_text() -> impl Strategy<Value = Vec<u8>> {
     prop::collection::vec(atom, 0..150).prop_map(|v| v.concat())
 }
 
+/// The plain count of `bytes` fed whole, and the model's.
+fn whole_totals(bytes: &[u8]) -> (u64, u64) {
+    let (mut plain, mut model) = (Estimator::default(), Model::default());
+    plain.feed(bytes);
+    model.feed(bytes);
+    (plain.total_scaled(), model.total_scaled())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
@@ -163,16 +171,13 @@ proptest! {
         bytes in plain_ascii_text(),
         sizes in prop::collection::vec(1usize..=400, 1..6),
     ) {
-        let mut model = Model::default();
-        model.feed(&bytes);
-        let mut whole = Estimator::default();
-        whole.feed(&bytes);
-        prop_assert_eq!(whole.total_scaled(), model.total_scaled());
+        let (whole, model) = whole_totals(&bytes);
+        prop_assert_eq!(whole, model);
         let mut plain = Estimator::default();
         for (from, to) in reads(&bytes, &sizes) {
             plain.feed(&bytes[from..to]);
         }
-        prop_assert_eq!(plain.total_scaled(), model.total_scaled());
+        prop_assert_eq!(plain.total_scaled(), model);
     }
 }
 
@@ -250,11 +255,8 @@ proptest! {
         short in prop::collection::vec(1usize..=7, 1..10),
         long in prop::collection::vec(1usize..=300, 1..6),
     ) {
-        let mut model = Model::default();
-        model.feed(&bytes);
-        let mut whole = Estimator::default();
-        whole.feed(&bytes);
-        prop_assert_eq!(whole.total_scaled(), model.total_scaled());
+        let (whole, model) = whole_totals(&bytes);
+        prop_assert_eq!(whole, model);
         for sizes in [short, long] {
             let (mut plain, mut model) = (Estimator::default(), Model::default());
             for (from, to) in reads(&bytes, &sizes) {
