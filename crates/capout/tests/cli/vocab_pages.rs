@@ -1,9 +1,10 @@
 //! The exact tokenizers' vocabularies cost a run that does not ask for
 //! them no memory: none of their pages is in the running filter's page
 //! table. The kernel maps a program's file pages around each page a run
-//! reads, so a vocabulary that shared a 64 KiB window with data or code
-//! every run reads would be mapped in part by every run; link/cold.ld
-//! gives them pages of their own (`.rodata.vocab`).
+//! reads (64 KiB windows), so a vocabulary that shared a window with data
+//! every run reads would be mapped in part by every run; each vocabulary
+//! is a static aligned to 64 KiB, of a size that is a multiple of it
+//! (`crates/core/src/tokens/vocab.rs`), so that no window holds both.
 
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::process::{Child, Stdio};
@@ -11,24 +12,50 @@ use std::time::{Duration, Instant};
 
 use crate::common::{TIME_LIMIT, capout_std};
 
-/// Where `.rodata.vocab` lies in the binary: its address and size, from
-/// `readelf -SW` (binutils; the test fails without it).
-fn vocab_section() -> (u64, u64) {
-    let out = std::process::Command::new("readelf")
-        .args(["-SW", env!("CARGO_BIN_EXE_capout")])
+/// The vocabularies in the binary: the address (from the start of the
+/// loaded file) and size of each, from `nm -S` (binutils; the test fails
+/// without it).
+fn vocabularies() -> Vec<(u64, u64)> {
+    let out = std::process::Command::new("nm")
+        .args(["-S", "--defined-only", env!("CARGO_BIN_EXE_capout")])
         .output()
-        .expect("readelf runs (binutils)");
-    assert!(out.status.success(), "readelf -SW failed");
+        .expect("nm runs (binutils)");
+    assert!(out.status.success(), "nm -S failed");
     let text = String::from_utf8_lossy(&out.stdout);
-    let line = text
+    let hex = |word: &str| u64::from_str_radix(word, 16).expect("a hexadecimal field of nm");
+    let found: Vec<(u64, u64)> = text
         .lines()
-        .find(|line| line.split_whitespace().any(|word| word == ".rodata.vocab"))
-        .unwrap_or_else(|| panic!("no .rodata.vocab section in the binary:\n{text}"));
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let at = words.iter().position(|word| *word == ".rodata.vocab").expect("the section's name");
-    let hex = |word: &str| u64::from_str_radix(word, 16).expect("a hexadecimal field of readelf");
-    // [Nr] Name Type Address Off Size ...
-    (hex(words[at + 2]), hex(words[at + 4]))
+        .filter(|line| line.contains("6tokens5vocab5O200K") || line.contains("6tokens5vocab6CL100K"))
+        .map(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            (hex(words[0]), hex(words[1]))
+        })
+        .collect();
+    assert_eq!(found.len(), 2, "the two vocabularies among the symbols of the binary:\n{text}");
+    found
+}
+
+/// Where process `pid` loaded its executable: the start of the mapping of
+/// the file's first bytes.
+fn load_base(pid: u32) -> u64 {
+    let exe = std::fs::read_link(format!("/proc/{pid}/exe")).expect("the process's executable");
+    let maps = std::fs::read_to_string(format!("/proc/{pid}/maps")).expect("the process's maps");
+    maps.lines()
+        .find(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            words.len() >= 6 && words[2] == "00000000" && std::path::Path::new(words[5]) == exe
+        })
+        .and_then(|line| line.split('-').next())
+        .map_or_else(
+            || panic!("no mapping of {} in:\n{maps}", exe.display()),
+            |start| u64::from_str_radix(start, 16).expect("a hexadecimal address"),
+        )
+}
+
+/// How many pages of the vocabularies are present in process `pid`.
+fn vocabulary_pages(pid: u32, vocabularies: &[(u64, u64)]) -> usize {
+    let base = load_base(pid);
+    vocabularies.iter().map(|&(start, size)| present_pages(pid, base + start, size)).sum()
 }
 
 /// How many of the pages from `start` for `size` bytes are present in the
@@ -93,11 +120,17 @@ fn end(mut child: Child, stdin: std::process::ChildStdin) {
 
 #[test]
 fn a_run_without_exact_tokens_maps_no_vocabulary_page() {
-    let (start, size) = vocab_section();
-    assert_eq!((start % 65536, size % 65536), (0, 0), "the vocabularies lie on 64 KiB pages of their own");
+    let vocab = vocabularies();
+    for (start, size) in &vocab {
+        assert_eq!(
+            (start % 65536, size % 65536),
+            (0, 0),
+            "the vocabularies lie on 64 KiB pages of their own"
+        );
+    }
     for args in [&["-c", "5000"][..], &["-m", "50", "-e", "w[aeiou]rker"], &["--tail-tokens", "500"]] {
         let (child, stdin) = running(args);
-        let present = present_pages(child.id(), start, size);
+        let present = vocabulary_pages(child.id(), &vocab);
         end(child, stdin);
         assert_eq!(present, 0, "capout {args:?} mapped {present} pages of the vocabularies");
     }
@@ -105,10 +138,10 @@ fn a_run_without_exact_tokens_maps_no_vocabulary_page() {
     // tokens, the filter has counted exactly once it has read its input.
     let (child, stdin) = running(&["--tokenizer", "o200k", "--head-tokens", "50"]);
     let deadline = Instant::now() + TIME_LIMIT;
-    let mut present = present_pages(child.id(), start, size);
+    let mut present = vocabulary_pages(child.id(), &vocab);
     while present == 0 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
-        present = present_pages(child.id(), start, size);
+        present = vocabulary_pages(child.id(), &vocab);
     }
     end(child, stdin);
     assert!(present > 0, "a run with --tokenizer o200k showed no vocabulary page present");

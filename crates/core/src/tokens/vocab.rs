@@ -22,9 +22,10 @@ use tiktoken_rs::{CoreBPE, Rank};
 #[repr(C, align(65536))]
 struct Pages<T: ?Sized>(T);
 
-// Statics with names of their own (not anonymous constants), so that
-// link/cold.ld of the capout package can place them apart from the
-// data a run reads.
+// Statics on 64 KiB pages of their own: the kernel maps a program's file
+// pages in 64 KiB windows around each page a run reads, and no window
+// holds a vocabulary and anything else, so a run that does not ask for
+// one maps none of its pages (tests/cli/vocab_pages.rs of capout).
 static O200K: Pages<[u8; include_bytes!("../../assets/o200k_base.tiktoken").len()]> =
     Pages(*include_bytes!("../../assets/o200k_base.tiktoken"));
 static CL100K: Pages<[u8; include_bytes!("../../assets/cl100k_base.tiktoken").len()]> =
