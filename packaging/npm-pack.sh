@@ -9,8 +9,9 @@
 #
 # capout-mcp, the server of `capout --mcp`, is taken from beside BINARY,
 # and so is the module (libcapout_node.so, shipped as capout.node) unless
-# MODULE names it. With no arguments it builds target/release/capout and
-# the module (cargo build --release) and writes the tarballs to target/npm. The platform package is made under
+# MODULE names it. With no arguments it builds capout and the module
+# (cargo build --release, into cargo's target folder, CARGO_TARGET_DIR
+# too) and writes the tarballs to target/npm. The platform package is made under
 # target/packaging/npm from npm/platform; its version is Cargo.toml's, and
 # the script stops if npm/capout/package.json says another.
 set -euo pipefail
@@ -18,7 +19,8 @@ cd "$(dirname "$0")/.."
 
 if [[ $# == 0 ]]; then
     cargo build --release --locked
-    set -- target/release/capout target/npm
+    target_dir=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
+    set -- "$target_dir/release/capout" target/npm
 fi
 [[ $# == 2 || $# == 3 ]] || { echo "usage: packaging/npm-pack.sh [BINARY OUTDIR [MODULE]]" >&2; exit 2; }
 binary=$1
@@ -56,6 +58,7 @@ install -s -m 755 "$binary" "$stage/bin/capout"
 install -s -m 755 "$server" "$stage/bin/capout-mcp"
 install -m 755 "$module" "$stage/capout.node"
 sed "s/PLATFORM/$platform/g" npm/platform/README.md > "$stage/README.md"
+cp LICENSE-MIT LICENSE-APACHE "$stage/"
 node - "$name" "$version" "$stage/package.json" <<'JS'
 const [name, version, file] = process.argv.slice(2);
 const main = require('./npm/capout/package.json');
@@ -84,5 +87,6 @@ rm -rf "$launcher"
 mkdir -p "$launcher/man"
 cp -R npm/capout/. "$launcher/"
 cp man/capout.1 "$launcher/man/capout.1"
+cp LICENSE-MIT LICENSE-APACHE "$launcher/"
 (cd "$launcher" && npm pack --silent --pack-destination "$out" >/dev/null)
 ls "$out/$name-$version.tgz" "$out/capout-$version.tgz"

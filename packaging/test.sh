@@ -158,6 +158,9 @@ for f in bash-completion/completions/capout zsh/site-functions/_capout fish/vend
     check "the wheel carries share/$f" same_file "$data/data/share/$f" "packaging/wheel-data/data/share/$f"
 done
 check "the committed completions are what this capout prints" packaging/completions.sh --check "$binary"
+for f in LICENSE-MIT LICENSE-APACHE; do
+    check "the wheel carries $f" same_file "$work/wheel/capout-$version.dist-info/licenses/$f" "$f"
+done
 
 echo "== pip install into a fresh venv"
 venv=$work/venv
@@ -228,6 +231,10 @@ cp "$dist"/capout-*.tgz "$scratch"
 echo '{ "private": true }' >"$scratch/package.json"
 (cd "$scratch" && npm install --offline --silent --no-audit --no-fund "./capout-$platform-"*.tgz ./capout-*.tgz)
 launcher=$scratch/node_modules/.bin/capout
+for f in LICENSE-MIT LICENSE-APACHE; do
+    check "npm: the platform package carries $f" same_file "$scratch/node_modules/capout-$platform/$f" "$f"
+    check "npm: the launcher carries $f" same_file "$scratch/node_modules/capout/$f" "$f"
+done
 check "npm: the platform package's capout is stripped" stripped "$scratch/node_modules/capout-$platform/bin/capout"
 check "npm: the platform package's capout-mcp is stripped" stripped "$scratch/node_modules/capout-$platform/bin/capout-mcp"
 # npm install -g puts the launcher's man page where man finds it.

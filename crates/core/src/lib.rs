@@ -111,6 +111,11 @@ mod text;
 pub mod tokens;
 mod transform;
 
+/// The crate's README, whose example runs as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct Readme;
+
 pub use capper::{CapWriter, Capper, Closed};
 pub use error::Error;
 pub use notice::{Notice, Template, TemplateError};
