@@ -143,13 +143,17 @@ pub struct Finished {
 /// When capout's stdout is closed early, capout stops reading and closes
 /// its end of the pipe, so that a command that goes on writing meets a
 /// closed pipe as it would in any pipeline; its status still stands.
+/// This is the `capout` command's: `out` is taken to be capout's own
+/// stdout, which is watched as the output is read
+/// ([`pipe::Watched`](crate::pipe::Watched)), so that a cap with nothing
+/// more to write learns of it too.
 pub fn run(
     options: &Options,
     spec: &CommandSpec,
     out: &mut dyn io::Write,
     err: &mut dyn io::Write,
 ) -> Result<Finished, Error> {
-    run_in(options, spec, &Place::default(), out, err)
+    run_watched(options, spec, &Place::default(), true, out, err)
 }
 
 /// Where a command runs, beyond what its [`CommandSpec`] says.
@@ -235,7 +239,9 @@ pub fn reap_orphans() {
     }
 }
 
-/// [`run`], with the command started in `place`.
+/// [`run`], with the command started in `place`, and its output written
+/// to `out`, which is not capout's stdout (the MCP server's and the
+/// modules' calls write to a buffer).
 pub fn run_in(
     options: &Options,
     spec: &CommandSpec,
@@ -243,13 +249,32 @@ pub fn run_in(
     out: &mut dyn io::Write,
     err: &mut dyn io::Write,
 ) -> Result<Finished, Error> {
+    run_watched(options, spec, place, false, out, err)
+}
+
+/// [`run_in`]; with `watch`, capout's stdout is watched for a reader that
+/// has gone.
+fn run_watched(
+    options: &Options,
+    spec: &CommandSpec,
+    place: &Place,
+    watch: bool,
+    out: &mut dyn io::Write,
+    err: &mut dyn io::Write,
+) -> Result<Finished, Error> {
     let timeout = spec.timeout.as_ref();
     let mut launch = Launch::Pending(spec, place);
-    // A failed wait here fails again below, where it can be told.
-    let ran = crate::run::run_with(options, &mut launch, out, err, |launch| match launch {
+    let end = |launch: &mut Launch<'_>| match launch {
+        // A failed wait here fails again below, where it can be told.
         Launch::Running(reader) => reader.wait().map(|status| status.ending(timeout)).unwrap_or_default(),
         Launch::Pending(..) | Launch::Failed => Ending::default(),
-    });
+    };
+    let ran = if watch {
+        let input = crate::pipe::Watched::new(&mut launch);
+        crate::run::run_with(options, input, out, err, |input| end(input.get_mut()))
+    } else {
+        crate::run::run_with(options, &mut launch, out, err, |launch| end(launch))
+    };
     let ending = match launch {
         Launch::Running(mut reader) => {
             // After a failed pass the command must neither be left running

@@ -621,3 +621,30 @@ fn the_command_runs_in_a_session_of_its_own() {
     let mut lines = text.lines();
     assert_eq!(lines.next(), lines.next(), "{text:?}");
 }
+
+#[test]
+fn a_closed_stdout_ends_a_cap_with_nothing_more_to_write_on_an_endless_command() {
+    // `capout -n 1 -- yes | head -1` ends as `yes | head -1` does: capout
+    // closes the command's pipe, `yes` dies of SIGPIPE, and capout with it.
+    let dir = TempDir::new("closed-stdout-endless");
+    let cases: [(&[&str], usize); 6] = [
+        (&["-n", "1"], 2),
+        (&["-m", "1"], 2),
+        (&["--head-chars", "1"], 1),
+        (&["--head-lines", "1", "--tail-lines", "1"], 2),
+        (&["--head-chars", "1", "--tail-chars", "1"], 1),
+        (&["-c", "5"], 0),
+    ];
+    for (args, first) in cases {
+        let (mut child, mut stdout) = spawn(&[args, &["--", "yes"]].concat(), &dir.0);
+        let guard = watchdog(&child);
+        let mut got = vec![0; first];
+        stdout.read_exact(&mut got).unwrap();
+        assert_eq!(got, b"y\n".repeat(first)[..first], "{args:?}");
+        drop(stdout);
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(13), "{args:?}: {status:?}");
+        assert_eq!(read_all(&mut child.stderr.take().unwrap()), "", "{args:?}");
+        drop(guard);
+    }
+}
