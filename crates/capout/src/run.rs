@@ -100,9 +100,15 @@ impl Error {
         }
     }
 
-    /// A read error that is an input's failure to start is that failure.
+    /// A read error that is an input's failure to start is that failure;
+    /// one that says capout's stdout has no reader any more
+    /// ([`StdoutClosed`](crate::pipe::StdoutClosed)) is a failed write, as
+    /// the next write would have been.
     fn of_engine(e: capout_core::Error) -> Error {
         match e {
+            capout_core::Error::Read(e) if crate::pipe::StdoutClosed::caused(&e) => {
+                Error::Run(capout_core::Error::Write(e))
+            }
             capout_core::Error::Read(e) => match e.downcast::<StartError>() {
                 Ok(e) => Error::Start(e),
                 Err(e) => Error::Run(capout_core::Error::Read(e)),

@@ -118,7 +118,7 @@ struct Readme;
 
 pub use capper::{CapWriter, Capper, Closed};
 pub use error::Error;
-pub use notice::{Notice, Template, TemplateError};
+pub use notice::{BINARY_SNIFF, Notice, Template, TemplateError, binary as binary_notice, is_binary};
 pub use options::{DEFAULT_MAX_LINE, DEFAULT_TAIL_CHARS, Limits, Options, READ_SIZE, Tokenizer};
 pub use output::NoticeTarget;
 pub use pattern::{Keep, Pattern, PatternError};

@@ -187,7 +187,7 @@ fn binary_hide_replaces_binary_input_with_one_line() {
     let (status, stdout, stderr) = run(&["-n", "3", "--binary", "hide"], &binary_input());
     assert_eq!(
         (status, stdout.as_str(), stderr.as_str()),
-        (Some(0), "(binary input, 10000 bytes: not shown)\n", "")
+        (Some(0), "(binary output, 10000 bytes: not shown)\n", "")
     );
     // Text passes, and so does binary input by default, as head passes it.
     assert_eq!(
@@ -204,15 +204,37 @@ fn binary_hide_replaces_binary_input_with_one_line() {
 }
 
 #[test]
+fn binary_hide_with_a_save_keeps_the_file_and_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["-n", "3", "--binary", "hide", "--save-dir", dir.path().to_str().unwrap()];
+    let (status, stdout, stderr) = run(&args, &binary_input());
+    let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert_eq!(
+        (status, stdout, stderr.as_str()),
+        (
+            Some(0),
+            format!("(binary output, 10000 bytes: not shown; full output: {})\n", files[0].display()),
+            ""
+        )
+    );
+    assert_eq!(std::fs::read(&files[0]).unwrap(), binary_input());
+    let file = dir.path().join("whole.bin");
+    let (_, stdout, _) = run(&["--binary", "hide", "--save", file.to_str().unwrap()], &binary_input());
+    assert_eq!(stdout, format!("(binary output, 10000 bytes: not shown; full output: {})\n", file.display()));
+    assert_eq!(std::fs::read(&file).unwrap(), binary_input());
+}
+
+#[test]
 fn the_read_and_bash_profiles_hide_binary_input() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("prog");
     std::fs::write(&file, binary_input()).unwrap();
     let file = file.to_str().unwrap();
     let (status, stdout, _) = run(&["--profile", "read", "--input", file], b"");
-    assert_eq!((status, stdout.as_str()), (Some(0), "(binary input, 10000 bytes: not shown)\n"));
+    assert_eq!((status, stdout.as_str()), (Some(0), "(binary output, 10000 bytes: not shown)\n"));
     let (status, stdout, _) = run(&["--profile", "bash", "--", "cat", file], b"");
-    assert_eq!((status, stdout.as_str()), (Some(0), "(binary input, 10000 bytes: not shown)\n"));
+    assert_eq!((status, stdout.as_str()), (Some(0), "(binary output, 10000 bytes: not shown)\n"));
     // --binary show turns a profile's default off.
     let (_, stdout, _) =
         run(&["--profile", "bash", "--binary", "show", "--tail-chars", "3", "--", "cat", file], b"");

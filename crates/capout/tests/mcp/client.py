@@ -330,6 +330,21 @@ async def bash_output_a_model_can_read(c, root):
     same(await c.ok("bash", command="exit 3"), "(no output)\n(exit status 3)\n")
 
 
+async def bash_binary_is_a_nul_in_the_first_8_kib_as_in_the_cli(c, root):
+    # Latin-1 text is text: each byte that is not UTF-8 is one U+FFFD.
+    same(await c.ok("bash", command="printf 'caf\\351\\n'"), "caf\ufffd\n")
+    # Binary from its first bytes, however long and text-like its end.
+    text = await c.ok("bash", command="printf '\\177ELF\\0'; seq 100000")
+    saved = SAVED.search(text)
+    assert saved, text
+    whole = b"\x7fELF\x00" + "".join(f"{i}\n" for i in range(1, 100001)).encode()
+    same(text, f"(binary output, {len(whole)} bytes: not shown; full output: {saved.group(1)})\n")
+    same(Path(saved.group(1)).read_bytes(), whole)
+    # A NUL past the first 8 KiB: text, its end shown as the CLI shows it.
+    text = await c.ok("bash", command="head -c 9000 /dev/zero | tr '\\0' a; printf '\\0b\\n'")
+    assert "aaa\x00b\n... (truncated, showing last 5000 chars; full output: " in text, text[-200:]
+
+
 async def descriptions_follow_the_config_file(capout):
     with tempfile.TemporaryDirectory() as base:
         base = Path(base).resolve()
@@ -561,6 +576,7 @@ TESTS = [
     grep_in_parallel_gives_the_first_page_in_path_order,
     bash_keeps_its_working_directory,
     bash_output_a_model_can_read,
+    bash_binary_is_a_nul_in_the_first_8_kib_as_in_the_cli,
 ]
 
 
