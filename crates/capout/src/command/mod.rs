@@ -44,10 +44,30 @@ use reader::Launch;
 pub use spawn::{plain_reason, reap_orphans};
 pub use supervisor::Stop;
 
-// Defined with the command line, whose result holds one: the filter drops
-// that `Option<CommandSpec>` on every run, and drop glue named after this
-// module would sit with the rare code (link/cold.ld).
-pub use crate::cli::{CommandSpec, Timeout};
+/// A command to run, and the options that go with one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandSpec {
+    /// The program, found in `PATH` when its name has no `/`.
+    pub program: OsString,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+    /// `--timeout`, when it is set and not zero.
+    pub timeout: Option<Timeout>,
+    /// `--stdout-only`: leave the command's stderr on capout's stderr.
+    pub stdout_only: bool,
+}
+
+/// `--timeout` and `--kill-after`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timeout {
+    /// How long the command may run before it gets SIGTERM.
+    pub after: Duration,
+    /// `--timeout` as the user gave it, with `s` added when it has no
+    /// unit: the timeout notice names it so.
+    pub label: String,
+    /// How long after SIGTERM it gets SIGKILL; `None` for never.
+    pub kill_after: Option<Duration>,
+}
 
 /// How long capout waits on an empty pipe, once the command has exited,
 /// for background processes that still hold its output open.

@@ -2,8 +2,7 @@
 //! command mode, so that their output is bounded, with the full output
 //! saved in a private folder that the model's own read tool can page.
 //!
-//! Code for the rare modes: kept cold (link/cold.ld), never on the
-//! filter's path; each harness's wire format has a module of its own.
+//! Each harness's wire format has a module of its own.
 
 pub mod claude_code;
 pub mod codex;
