@@ -43,7 +43,8 @@ pub fn read(path: &Path, max: u64) -> io::Result<Vec<u8>> {
     // that grows after the fstat.
     File::from(fd).take(max.saturating_add(1)).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max {
-        let limit = if max % MAX_SIZE == 0 { format!("{} MiB", max >> 20) } else { format!("{max} bytes") };
+        let limit =
+            if max.is_multiple_of(MAX_SIZE) { format!("{} MiB", max >> 20) } else { format!("{max} bytes") };
         return Err(invalid(format!("it is larger than {limit}")));
     }
     Ok(bytes)
