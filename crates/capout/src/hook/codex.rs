@@ -11,10 +11,12 @@
 //! Those checks look at the words of the command they are given, so a
 //! rewrite hides the original's words from them: a rule that forbids `rm`
 //! no longer matches `capout ... 'rm victim'`. This hook therefore rewrites
-//! only a command that no rule can be about: none of its words is a word
-//! of any rule file Codex reads, nor `rm`, `sudo` or `capout`. Every other
-//! command is left to Codex as it is, so that nothing is allowed that
-//! would not be without capout.
+//! only a command that no rule can be about: none of its words, split as
+//! the shell splits them and after quote removal (`r''m` is `rm`), is a
+//! word of any rule file Codex reads, nor `rm`, `sudo` or `capout`. Every
+//! other command, and one whose words capout cannot see as the shell does,
+//! is left to Codex as it is, so that nothing is allowed that would not be
+//! without capout.
 //!
 //! The rewrite is `CAPOUT hook codex "$0" 'COMMAND'`: the shell that Codex
 //! started runs capout, which runs COMMAND in that same shell (`$0`) under
@@ -162,16 +164,108 @@ pub fn rewrite(
 /// could be about.
 const BUILT_IN: &[&str] = &["rm", "sudo", "capout"];
 
-/// The words of a shell command, split at blanks, quotes and operators,
-/// each also without its folder: more than the shell's words, never fewer.
-#[allow(clippy::unnecessary_wraps)]
+/// Where a word ends, or another starts, with no blank between: the
+/// shell's operators and the characters that open an expansion, a
+/// substitution, a glob or a comment.
+const BREAKS: &str = "\"'`;&|(){}<>$=\\!*?[]#~";
+
+/// The words of a shell command that a rule could be about, each also
+/// without its folder: more than the shell's words, never fewer.
+///
+/// Two readings are joined. The shell's own words, after quote removal
+/// (`r''m`, `r\m` and `"r"m` are `rm`; a backslash-newline joins), each
+/// also cut where an operator or an expansion starts another command
+/// (`a;rm`, `$(rm x)`). And the command with every quote, backslash and
+/// line continuation taken out, cut at blanks and at those characters:
+/// a word quoted twice over (`eval 'r""m'`, `"$(r''m x)"`, a heredoc's
+/// body) loses its quotes there too. A command that the shell's rules
+/// cannot split (quotes that do not close) or whose words capout cannot
+/// know (an escape in `$'...'`, which bash decodes) is `Err`, with why.
 fn words_of(command: &str) -> Result<Vec<String>, String> {
-    Ok(command
-        .split(|c: char| c.is_whitespace() || "\"'`;&|(){}<>$=\\!*?[]#~".contains(c))
-        .filter(|w| !w.is_empty())
-        .flat_map(|w| [w, w.rsplit('/').next().unwrap_or(w)])
-        .map(str::to_owned)
-        .collect())
+    if has_ansi_c_escape(command) {
+        return Err("an escape in $'...', whose word bash decodes and capout does not".into());
+    }
+    let shell_words = shlex::split(&without_heredoc_bodies(command))
+        .ok_or("quotes that do not close, so capout cannot split the command into words")?;
+    let bare = command.replace("\\\n", "").replace(['\'', '"', '\\'], "");
+    let mut words: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut add = |word: &str| {
+        for w in [word, word.rsplit('/').next().unwrap_or(word)] {
+            if !w.is_empty() && seen.insert(w.to_owned()) {
+                words.push(w.to_owned());
+            }
+        }
+    };
+    for word in &shell_words {
+        add(word);
+        word.split(|c: char| c.is_whitespace() || BREAKS.contains(c)).for_each(&mut add);
+    }
+    bare.split(|c: char| c.is_whitespace() || BREAKS.contains(c)).for_each(&mut add);
+    Ok(words)
+}
+
+/// Whether `command` holds an ANSI-C quote `$'...'` with a backslash in it
+/// (`$'\x72m'` is `rm`). Double quotes are looked through, as a word
+/// built of `"$"'...'` becomes such a quote once `eval` reads it.
+fn has_ansi_c_escape(command: &str) -> bool {
+    let bare = command.replace('"', "");
+    bare.match_indices("$'").any(|(at, _)| {
+        let body = &bare[at + 2..];
+        body.find(['\\', '\'']).is_some_and(|end| body[end..].starts_with('\\'))
+    })
+}
+
+/// `command` without the bodies of its heredocs, whose lines are the
+/// input of a command, not words of one (an apostrophe there opens no
+/// quote). A body that bash expands (`<<EOF`, not `<<'EOF'`) may run
+/// commands; its words are still read, with every quote taken out, by
+/// [`words_of`].
+fn without_heredoc_bodies(command: &str) -> String {
+    let mut out = String::with_capacity(command.len());
+    // The delimiters of the heredocs opened on the current line, and
+    // whether each strips leading tabs (`<<-`).
+    let mut pending: Vec<(String, bool)> = Vec::new();
+    let mut lines = command.split_inclusive('\n');
+    while let Some(line) = lines.next() {
+        out.push_str(line);
+        pending.extend(heredocs_opened(line));
+        for (delimiter, tabs) in pending.drain(..) {
+            for body in lines.by_ref() {
+                let body = body.strip_suffix('\n').unwrap_or(body);
+                let body = if tabs { body.trim_start_matches('\t') } else { body };
+                if body == delimiter {
+                    out.push('\n');
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The heredocs that `line` opens, in order: each delimiter as the shell
+/// compares it (its quotes taken out), and whether it is `<<-`.
+fn heredocs_opened(line: &str) -> Vec<(String, bool)> {
+    let mut found = Vec::new();
+    let mut rest = line;
+    while let Some(at) = rest.find("<<") {
+        rest = &rest[at + 2..];
+        if let Some(after) = rest.strip_prefix('<') {
+            // `<<<` is a here-string: no body follows.
+            rest = after.trim_start_matches('<');
+            continue;
+        }
+        let tabs = rest.starts_with('-');
+        let word = rest.trim_start_matches('-').trim_start_matches([' ', '\t']);
+        let end = word.find(|c: char| c.is_whitespace() || ";&|()<>".contains(c)).unwrap_or(word.len());
+        let delimiter: String = word[..end].chars().filter(|c| !matches!(c, '\'' | '"' | '\\')).collect();
+        if !delimiter.is_empty() {
+            found.push((delimiter, tabs));
+        }
+        rest = &word[end..];
+    }
+    found
 }
 
 /// The words of every rule file that Codex reads for a call in `cwd`: its
@@ -323,6 +417,72 @@ mod tests {
             .unwrap();
         let words = rule_words(&proj).unwrap();
         assert!(words.iter().any(|w| w == "make"), "{words:?}");
+    }
+
+    /// What the hook says of `command`, given rules on `curl` and `make`.
+    fn verdict(command: &str) -> Result<String, String> {
+        let rules = |_: &Path| Ok(vec!["curl".to_owned(), "make".to_owned()]);
+        rewrite(&with_command(command), "/bin/capout", &rules)
+    }
+
+    #[test]
+    fn a_word_built_of_quoted_parts_is_the_word_of_a_rule() {
+        let leaves = |word: &str| {
+            format!(
+                "codex: left alone: Codex checks its rules on the words of a command, and `{word}` may be one of a rule"
+            )
+        };
+        for (command, word) in [
+            ("r''m -f victim", "rm"),
+            ("r\\m -f victim", "rm"),
+            ("\"r\"m -f victim", "rm"),
+            ("'r'\"m\" -f victim", "rm"),
+            ("/bin/r''m -f victim", "rm"),
+            ("r\\\nm -f victim", "rm"),
+            ("su''do ls", "sudo"),
+            ("cu''rl -s example.com", "curl"),
+            ("ma\"\"ke -j4", "make"),
+            ("c''apout -n 1 -- ls", "capout"),
+            ("echo ok;r''m x", "rm"),
+            ("true&&r\\m x", "rm"),
+            ("echo $(r''m x)", "rm"),
+            ("echo \"$(r\"\"m x)\"", "rm"),
+            ("echo `r''m x`", "rm"),
+            ("eval 'r\"\"m x'", "rm"),
+            ("bash -c \"r'm' x\"", "rm"),
+            ("x=cu''rl; $x example.com", "curl"),
+            ("cat <<EOF\n$(r''m x)\nEOF", "rm"),
+            ("echo hi # \n r''m x", "rm"),
+        ] {
+            assert_eq!(verdict(command).unwrap_err(), leaves(word), "{command:?}");
+        }
+    }
+
+    #[test]
+    fn words_the_shell_would_decode_or_cannot_split_leave_the_command_to_codex() {
+        for (command, why) in [
+            ("$'\\x72m' -f victim", "an escape in $'...', whose word bash decodes and capout does not"),
+            ("echo \"$\"'\\162m' x", "an escape in $'...', whose word bash decodes and capout does not"),
+            ("echo 'unclosed", "quotes that do not close, so capout cannot split the command into words"),
+            ("echo \"unclosed", "quotes that do not close, so capout cannot split the command into words"),
+        ] {
+            assert_eq!(verdict(command).unwrap_err(), format!("codex: left alone: {why}"), "{command:?}");
+        }
+    }
+
+    #[test]
+    fn commands_whose_words_no_rule_names_are_still_wrapped() {
+        for command in [
+            "seq 3 | grep 2",
+            "echo 'removal' rmdir-x",
+            "cat <<'EOF'\nit's here\nEOF\necho done",
+            "cat <<-EOF\n\tdon't\n\tEOF\necho done",
+            "printf '%s\\n' $'no escape' a\\ b",
+            "grep -E 'x$' f && sed 's/\\./,/' g",
+            "echo \"a'b\" 'c\"d'",
+        ] {
+            assert!(verdict(command).is_ok(), "{command:?}: {:?}", verdict(command));
+        }
     }
 
     #[test]

@@ -214,6 +214,32 @@ fn hook_codex_answers_at_once_when_a_rule_file_is_a_fifo_or_a_link_to_a_device()
 }
 
 #[test]
+fn hook_codex_leaves_alone_a_command_built_of_quoted_parts_of_a_rules_word() {
+    let home = home();
+    let rules = home.path().join(".codex/rules");
+    std::fs::create_dir_all(&rules).unwrap();
+    std::fs::write(rules.join("default.rules"), "prefix_rule(pattern=[\"curl\"], decision=\"forbidden\")\n")
+        .unwrap();
+    let capout = Path::new(env!("CARGO_BIN_EXE_capout"));
+    for (command, word) in [
+        ("r''m -f victim", "rm"),
+        ("r\\m -f victim", "rm"),
+        ("\"r\"m -f victim", "rm"),
+        ("su''do ls", "sudo"),
+        ("cu''rl -s example.com", "curl"),
+    ] {
+        let out = run(capout, home.path(), &["hook", "codex"], &event(command, home.path()));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "", "{command}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!(
+                "capout: hook: codex: left alone: Codex checks its rules on the words of a command, and `{word}` may be one of a rule\n"
+            )
+        );
+    }
+}
+
+#[test]
 fn hook_codex_leaves_the_call_alone_when_the_capout_it_would_run_is_gone() {
     let home = home();
     let capout = capout_in_spaces(home.path());
