@@ -255,3 +255,76 @@ fn the_prefix_keeps_a_profile_bash_that_the_config_file_replaces() {
         "{notice}"
     );
 }
+
+/// `capout hook gemini` on the event of a shell call of `command`, in
+/// `home` (`GEMINI_CLI_HOME`, when given, points elsewhere).
+fn hook_gemini(home: &Path, gemini_home: Option<&Path>, command: &str) -> std::process::Output {
+    let mut cmd = capout_std();
+    cmd.args(["hook", "gemini"])
+        .env("HOME", home)
+        .env("TMPDIR", home.join("tmp"))
+        .env_remove("GEMINI_CLI_HOME")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    if let Some(dir) = gemini_home {
+        cmd.env("GEMINI_CLI_HOME", dir);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let event = serde_json::json!({
+        "hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "tool_input": {"command": command},
+    });
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), event.to_string().as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn hook_gemini_leaves_the_call_alone_where_init_never_ran() {
+    let home = home();
+    let out = hook_gemini(home.path(), None, "echo hello");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "capout: hook: gemini: left alone: {}/.gemini/capout-gemini/bash cannot be run: No such file or directory (os error 2); `capout init gemini` makes the link\n",
+            home.path().display()
+        )
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn hook_gemini_leaves_the_call_alone_when_the_link_is_not_capout() {
+    let home = home();
+    let link = home.path().join(".gemini/capout-gemini/bash");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink("/bin/sh", &link).unwrap();
+    let out = hook_gemini(home.path(), None, "echo hello");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "capout: hook: gemini: left alone: {} is not this capout (another program, or a capout that replaced it); `capout init gemini` makes the link\n",
+            link.display()
+        )
+    );
+}
+
+#[test]
+fn hook_gemini_never_puts_a_hostile_gemini_cli_home_in_a_command() {
+    let home = home();
+    // The link is there, as `init gemini` once made it for such a home.
+    let hostile = home.path().join("g;uname;");
+    let link = hostile.join(".gemini/capout-gemini/bash");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_capout"), &link).unwrap();
+    let out = hook_gemini(home.path(), Some(&hostile), "echo hello");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "capout: hook: gemini: left alone: the link's path '{}' would need quotes in the command, which Gemini CLI's policy engine does not see through\n",
+            link.display()
+        )
+    );
+}
