@@ -29,7 +29,8 @@
 //! the rewrite's text, so a link whose path would need quotes (a home
 //! such as `.../g;uname;`) is never put in a command: the call is left
 //! alone. So is every call where the link is not there or is not this
-//! capout (`capout init gemini` never ran, or was undone).
+//! capout (`capout init gemini` never ran, or was undone), and one whose
+//! rewrite would not fit in one argument of a command.
 
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
@@ -148,6 +149,9 @@ pub fn rewrite(text: &str, link: &str) -> Result<String, String> {
         return Err(format!("left alone: {why}"));
     }
     let wrapped = wrap(command, link);
+    if let Some(why) = super::too_long(&wrapped) {
+        return Err(format!("left alone: {why}"));
+    }
     // Gemini CLI builds the call from this object alone: every argument
     // the model gave is kept.
     let mut replaced = input.clone();
@@ -343,6 +347,22 @@ mod tests {
         assert!(
             rewrite(&event(r#"{"command":"echo hello"}"#), "/h/a-b_c.d+e@f%g,h:i=j/capout-gemini/bash")
                 .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_rewrite_of_128_kib_or_more_is_left_alone() {
+        let length = |command: &str| {
+            let input = serde_json::json!({ "command": command }).to_string();
+            let out: Value = serde_json::from_str(&rewrite(&event(&input), LINK)?).unwrap();
+            Ok::<_, String>(out["hookSpecificOutput"]["tool_input"]["command"].as_str().unwrap().len())
+        };
+        let overhead = length("x").unwrap() - 1;
+        let longest = "x".repeat(super::super::MAX_REWRITE - overhead);
+        assert_eq!(length(&longest), Ok(128 * 1024 - 1));
+        assert_eq!(
+            length(&format!("{longest}x")).unwrap_err(),
+            "left alone: the rewrite would be 131072 bytes, at or over the 128 KiB that one argument of a command may hold"
         );
     }
 
