@@ -36,8 +36,12 @@ fn init_claude_code_sets_the_prefix_and_uninstall_gives_the_file_back() {
     assert_eq!(
         std::fs::read_to_string(&settings).unwrap(),
         format!(
-            "{{\n  \"theme\": \"dark\",\n  \"env\": {{\n    \"CLAUDE_CODE_SHELL_PREFIX\": \"{}\"\n  }}\n}}\n",
-            link.display()
+            "{{\n  \"theme\": \"dark\",\n  \"env\": {{\n    \"CLAUDE_CODE_SHELL_PREFIX\": \"{}\"\n  }},\n  \
+             \"hooks\": {{\n    \"PreToolUse\": [\n      {{\n        \"matcher\": \"Bash\",\n        \"hooks\": [\n          \
+             {{\n            \"type\": \"command\",\n            \"command\": \"{} hook claude-code\"\n          }}\n        \
+             ]\n      }}\n    ]\n  }}\n}}\n",
+            link.display(),
+            env!("CARGO_BIN_EXE_capout")
         )
     );
     assert_eq!(std::fs::read_link(&link).unwrap(), Path::new(env!("CARGO_BIN_EXE_capout")));
@@ -327,4 +331,85 @@ fn hook_gemini_never_puts_a_hostile_gemini_cli_home_in_a_command() {
             link.display()
         )
     );
+}
+
+/// Runs `capout hook claude-code` on a `PreToolUse` event of `command`
+/// in session `session`, as Claude Code does before the call.
+fn hook_claude_code(home: &Path, session: &str, command: &str, timeout_ms: u64) -> std::process::Output {
+    let mut child = capout_std()
+        .args(["hook", "claude-code"])
+        .env("HOME", home)
+        .env("TMPDIR", home.join("tmp"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let event = serde_json::json!({
+        "session_id": session, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": command, "timeout": timeout_ms, "description": "d"}, "tool_use_id": "toolu_1",
+    });
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), event.to_string().as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Starts Claude Code's script for `command` through the prefix, as
+/// Claude Code starts it: the leader of a process group of its own, its
+/// output into a file, `out`.
+fn start_prefix(home: &Path, session: &str, command: &str, out: &Path) -> std::process::Child {
+    use std::os::unix::process::CommandExt;
+    let quoted = format!("'{}'", command.replace('\'', "'\"'\"'"));
+    let script = format!("true && eval {quoted} < /dev/null && pwd -P >| {}", home.join("cwd").display());
+    std::process::Command::new(home.join(".claude/capout-claude-code"))
+        .arg(&script)
+        .current_dir(home)
+        .env("HOME", home)
+        .env("TMPDIR", home.join("tmp"))
+        .env("SHELL", "/bin/bash")
+        .env("CLAUDE_CODE_SESSION_ID", session)
+        .env_remove("CAPOUT_OPTS")
+        .env_remove("CAPOUT_CONFIG")
+        .process_group(0)
+        .stdout(std::fs::File::create(out).unwrap())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn claude_codes_timeout_shows_the_output_so_far_before_it_and_the_command_goes_on() {
+    let home = home();
+    init(home.path(), &[]);
+    let command = "echo start; while [ ! -e go ]; do sleep 0.05; done; echo end";
+    let hooked = hook_claude_code(home.path(), "s-1", command, 2000);
+    assert_eq!((hooked.status.code(), &hooked.stdout[..], &hooked.stderr[..]), (Some(0), &b""[..], &b""[..]));
+    let out = home.path().join("out");
+    let mut child = start_prefix(home.path(), "s-1", command, &out);
+    // Claude Code reads the file when its timeout expires, 2 s after the
+    // start: by then the output so far is there.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !std::fs::read_to_string(&out).unwrap().contains("still running") {
+        assert!(std::time::Instant::now() < deadline, "{:?}", std::fs::read_to_string(&out));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::fs::write(home.path().join("go"), "").unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "start\n... (still running after 1.5s: the output so far)\nstart\nend\n"
+    );
+}
+
+#[test]
+fn a_command_that_ends_before_claude_codes_timeout_shows_its_output_once() {
+    let home = home();
+    init(home.path(), &[]);
+    hook_claude_code(home.path(), "s-2", "seq 3", 1000);
+    let out = home.path().join("out");
+    assert_eq!(start_prefix(home.path(), "s-2", "seq 3", &out).wait().unwrap().code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "1\n2\n3\n");
+    // The hook's note was taken: none is left for a later call.
+    let saved = home.path().join("tmp").join(format!("capout-{}", rustix_uid()));
+    let left: Vec<_> = std::fs::read_dir(&saved).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert!(left.is_empty(), "{left:?}");
 }
