@@ -359,6 +359,16 @@ mod tests {
     }
 
     #[test]
+    fn a_capout_path_that_would_run_something_is_one_quoted_word() {
+        let answer: serde_json::Value =
+            serde_json::from_str(&rewrite(SAMPLE, "/tmp/g;uname;/it's/capout", &none).unwrap()).unwrap();
+        assert_eq!(
+            answer["hookSpecificOutput"]["updatedInput"]["command"],
+            "'/tmp/g;uname;/it'\\''s/capout' hook codex \"$0\" 'seq 100000'"
+        );
+    }
+
+    #[test]
     fn quotes_and_heredocs_stay_one_argument() {
         let command = "cat <<'EOF'\nit's \"x\"\nEOF";
         let answer: serde_json::Value =
