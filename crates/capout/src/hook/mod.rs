@@ -128,6 +128,42 @@ pub fn quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', r"'\''"))
 }
 
+/// The longest rewrite a hook gives, in bytes: one argument of a command
+/// holds less than 128 KiB on Linux (`MAX_ARG_STRLEN`, its terminating NUL
+/// included), and the harness hands the rewrite to its shell as one.
+pub const MAX_REWRITE: usize = 128 * 1024 - 1;
+
+/// Why `rewrite` cannot be given to the harness, if it cannot: at or over
+/// 128 KiB the shell that would run it fails to start (`E2BIG`), where
+/// the command as it was runs.
+pub fn too_long(rewrite: &str) -> Option<String> {
+    (rewrite.len() > MAX_REWRITE).then(|| {
+        format!(
+            "the rewrite would be {} bytes, at or over the 128 KiB that one argument of a command may hold",
+            rewrite.len()
+        )
+    })
+}
+
+/// Why `path` is not this very capout, if it is not: a rewrite that names
+/// it would run something else, or fail with 127 for every call. `path`
+/// is followed to the file it names, which must be the one this process
+/// runs (the same file, not a copy or one that replaced it).
+pub fn not_this_capout(path: &std::path::Path) -> Option<String> {
+    let this = match std::fs::metadata("/proc/self/exe") {
+        Ok(this) => this,
+        Err(e) => return Some(format!("cannot tell which program this capout is: {e}")),
+    };
+    match std::fs::metadata(path) {
+        Err(e) => Some(format!("{} cannot be run: {e}", path.display())),
+        Ok(there) if there.dev() != this.dev() || there.ino() != this.ino() => Some(format!(
+            "{} is not this capout (another program, or a capout that replaced it)",
+            path.display()
+        )),
+        Ok(_) => None,
+    }
+}
+
 /// Whether `command` already runs under capout: its first word is a
 /// program named `capout`, maybe after `exec` or quoted.
 pub fn already_wrapped(command: &str) -> bool {

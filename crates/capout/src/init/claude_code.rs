@@ -32,9 +32,18 @@ pub fn edits(opts: &Options, capout: &str, home: &Path) -> Result<Vec<Edit>, Str
     if prefix.contains(" -") {
         return Err(format!("the path '{prefix}' holds \" -\", which CLAUDE_CODE_SHELL_PREFIX cannot hold"));
     }
+    // The hook decides nothing: it leaves each call's timeout for the
+    // prefix, which shows the output so far before it (hook::claude_code).
+    let hook = serde_json::json!({
+        "matcher": "Bash",
+        "hooks": [{"type": "command", "command": format!("{} hook claude-code", crate::hook::quote(capout))}],
+    });
     let mut edits = vec![Edit {
         path: settings,
-        entries: vec![(key(&["env", "CLAUDE_CODE_SHELL_PREFIX"]), Value::from(prefix))],
+        entries: vec![
+            (key(&["env", "CLAUDE_CODE_SHELL_PREFIX"]), Value::from(prefix)),
+            (key(&["hooks", "PreToolUse", super::APPEND]), hook),
+        ],
         link: Some((link, PathBuf::from(capout))),
     }];
     if opts.mcp {

@@ -159,7 +159,8 @@ def cases(harness):
     # sandbox, on the command the model wrote.
     for h in (plain, wrapped):
         name = "codex" if h is plain else "codex + capout"
-        for cmd in ("rm -f victim", "rm victim"):
+        # `r''m` is `rm` to the shell, and to Codex's own refusal of rm -f.
+        for cmd in ("rm -f victim", "rm victim", "r''m -f victim"):
             open(os.path.join(h.proj, "victim"), "w").close()
             r = codex(h, [shell(cmd)])
             check(f"{name}: a deny rule for rm still stops {cmd}",

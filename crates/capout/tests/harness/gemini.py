@@ -5,6 +5,7 @@ with the same harness without capout."""
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import time
@@ -171,6 +172,8 @@ def cases():
     b = gemini(wrapped, [("mcp_capout_bash", {"command": "echo mcp-ok"})])
     check("gemini: init --mcp gives the model capout's MCP bash tool", len(b) == 1 and "mcp-ok" in b[0], f"{b!r}")
 
+    hostile_home()
+
     p = subprocess.run([CAPOUT, "init", "gemini", "--mcp", "--uninstall"], cwd=wrapped.proj, env=env(wrapped), capture_output=True, text=True)
     check("gemini: init --uninstall gives settings.json back byte for byte and removes the rest",
           p.returncode == 0 and open(settings).read() == before
@@ -179,6 +182,41 @@ def cases():
           p.stdout + p.stderr)
     for h in (plain, wrapped):
         shutil.rmtree(h.dir, ignore_errors=True)
+
+
+def hostile_home():
+    """A GEMINI_CLI_HOME whose path would run `uname` if a rewrite held it
+    as it is, set up as `capout init gemini` once did for such a home: the
+    hook leaves the call alone, and `uname` (one that leaves a mark) never
+    runs."""
+    h = Home()
+    gemini_home = os.path.join(h.dir, "g;uname;")
+    dot = os.path.join(gemini_home, ".gemini")
+    link = os.path.join(dot, "capout-gemini", "bash")
+    os.makedirs(os.path.dirname(link))
+    os.makedirs(os.path.join(dot, "policies"))
+    os.symlink(CAPOUT, link)
+    settings = json.loads(SETTINGS)
+    settings["hooks"] = {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [
+        {"name": "capout", "type": "command", "command": f"{shlex.quote(CAPOUT)} hook gemini", "timeout": 10000}]}]}
+    with open(os.path.join(dot, "settings.json"), "w") as f:
+        json.dump(settings, f)
+    with open(os.path.join(dot, "policies", "capout.toml"), "w") as f:
+        f.write('[[rule]]\ntoolName = "run_shell_command"\n'
+                f'commandPrefix = ["bash -c {link} -c", "{link} -c"]\ndecision = "allow"\npriority = 999\n')
+    bin_dir = os.path.join(h.dir, "bin")
+    mark = os.path.join(h.dir, "uname-ran")
+    os.makedirs(bin_dir)
+    with open(os.path.join(bin_dir, "uname"), "w") as f:
+        f.write(f"#!/bin/sh\ntouch '{mark}'\necho Linux\n")
+    os.chmod(os.path.join(bin_dir, "uname"), 0o755)
+    old_env = h.env
+    h.env = lambda: {**old_env(), "GEMINI_CLI_HOME": gemini_home, "PATH": bin_dir + ":" + os.environ["PATH"]}
+    r = gemini(h, [shell("echo hello")])
+    print(f"     echo hello with GEMINI_CLI_HOME=.../g;uname;: {r!r}")
+    check("gemini: a GEMINI_CLI_HOME of .../g;uname; never runs uname, and the call runs as without capout",
+          not os.path.exists(mark) and len(r) == 1 and body(r[0]) == "hello" and not r[0].endswith(NOTE), f"{r!r}")
+    shutil.rmtree(h.dir, ignore_errors=True)
 
 
 def main(harness):
