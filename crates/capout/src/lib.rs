@@ -21,5 +21,6 @@ pub mod pipe;
 pub mod profiles;
 pub mod progress;
 pub mod run;
+pub mod safe_read;
 pub mod seek;
 pub mod signals;
