@@ -35,10 +35,7 @@ fn init_claude_code_sets_the_prefix_and_uninstall_gives_the_file_back() {
     let link = home.path().join(".claude/capout-claude-code");
     assert_eq!(
         std::fs::read_to_string(&settings).unwrap(),
-        format!(
-            "{{\n  \"theme\": \"dark\",\n  \"env\": {{\n    \"CLAUDE_CODE_SHELL_PREFIX\": \"{}\"\n  }}\n}}\n",
-            link.display()
-        )
+        format!("{{\"theme\":\"dark\",\"env\": {{\"CLAUDE_CODE_SHELL_PREFIX\": \"{}\"}}}}", link.display())
     );
     assert_eq!(std::fs::read_link(&link).unwrap(), Path::new(env!("CARGO_BIN_EXE_capout")));
     let out = init(home.path(), &["--uninstall"]);
@@ -143,7 +140,7 @@ fn init_gemini_adds_the_hook_policy_and_link_and_uninstall_gives_all_back() {
     let policy = std::fs::read_to_string(home.path().join(".gemini/policies/capout.toml")).unwrap();
     assert!(policy.contains(&format!("commandPrefix = [\"bash -c {0} -c\", \"{0} -c\"]\n", link.display())));
     let again = init_gemini(home.path(), &[]);
-    assert_eq!(String::from_utf8(again.stdout).unwrap().matches(": unchanged\n").count(), 2);
+    assert_eq!(String::from_utf8(again.stdout).unwrap().matches(": unchanged\n").count(), 3);
     let out = init_gemini(home.path(), &["--uninstall"]);
     assert!(out.status.success());
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), before);
@@ -158,7 +155,11 @@ fn init_gemini_refuses_a_home_with_a_space() {
     std::fs::create_dir(&spaced).unwrap();
     let out = init_gemini(&spaced, &[]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8(out.stderr).unwrap().contains("holds a space or a quote"));
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("holds a space, which a shell command made of it would have to quote")
+    );
     assert!(!spaced.join(".gemini").exists());
 }
 
