@@ -91,6 +91,9 @@ impl Step {
 /// Checks every change of `plan`, then writes them all, telling `out`.
 pub fn apply(cx: &Context, plan: &Plan, out: &mut dyn Write) -> Result<(), Error> {
     let steps = plan.changes.iter().map(|c| prepare(cx, c)).collect::<Result<Vec<_>, _>>()?;
+    for step in &steps {
+        writable(step)?;
+    }
     if cx.opts.dry_run {
         for step in &steps {
             let _ = write!(out, "{}", dry(step));
@@ -470,6 +473,22 @@ fn write_step(step: &Step) -> Result<(), Error> {
             _ => Ok(()),
         },
     }
+}
+
+/// Refuses, before anything is written, a change whose folder capout
+/// could not write in (the nearest folder that is there, for one that
+/// capout would make).
+fn writable(step: &Step) -> Result<(), Error> {
+    let (Step::File { real: path, .. } | Step::Link { path, .. }) = step else { return Ok(()) };
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if std::fs::symlink_metadata(d).is_ok() {
+            return rustix::fs::access(d, rustix::fs::Access::WRITE_OK)
+                .map_err(|e| Error::write("write in", d)(e.into()));
+        }
+        dir = d.parent();
+    }
+    Ok(())
 }
 
 /// Writes `text` to a temporary file beside `path` and renames it over

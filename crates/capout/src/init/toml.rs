@@ -8,7 +8,15 @@ use super::Entry;
 use super::merge::Why;
 
 fn parse(text: Option<&str>) -> Result<DocumentMut, Why> {
-    text.unwrap_or_default().parse::<DocumentMut>().map_err(|e| e.to_string().trim_end().to_owned())
+    let text = text.unwrap_or_default();
+    text.parse::<DocumentMut>().map_err(|e| {
+        // One line, where toml_edit's own message draws the line in question.
+        let at = e.span().map_or(0, |s| s.start).min(text.len());
+        let before = text.get(..at).unwrap_or_default();
+        let line = before.matches('\n').count() + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        format!("not TOML at line {line} column {column}: {}", e.message().trim_end().replace('\n', "; "))
+    })
 }
 
 /// The TOML form of one of capout's values: an object is a table of its own.
