@@ -549,7 +549,9 @@ fn tidy(cx: &Context, steps: &[Step]) -> Vec<PathBuf> {
         let (Step::File { path, .. } | Step::Link { path, .. }) = step else { continue };
         let mut dir = path.parent();
         while let Some(d) = dir {
-            let below = tops.iter().any(|top| d.starts_with(top) && d != top.as_path());
+            // Below the home or the project, and neither of them nor above one.
+            let below =
+                tops.iter().any(|top| d.starts_with(top)) && !tops.iter().any(|top| top.starts_with(d));
             if !below || std::fs::remove_dir(d).is_err() {
                 break;
             }

@@ -607,3 +607,26 @@ fn init_says_what_changed_how_to_undo_it_and_to_restart() {
     );
     assert!(text.ends_with("To undo it: capout init codex --project --uninstall\n"), "{text}");
 }
+
+#[test]
+fn a_projects_uninstall_leaves_the_link_and_policy_the_users_own_setup_runs() {
+    let home = home();
+    let link = home.path().join(".gemini/capout-gemini/bash");
+    let policy = home.path().join(".gemini/policies/capout.toml");
+    assert_eq!(init(home.path(), &["gemini"]).status.code(), Some(0));
+    let out = init(home.path(), &["gemini", "--project"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        read(&home.path().join("proj/.gemini/settings.json")),
+        "{\n  \"hooks\": {\n    \"BeforeTool\": [\n      {\n        \"matcher\": \"run_shell_command\",\n        \"hooks\": [\n          \
+         {\n            \"name\": \"capout\",\n            \"type\": \"command\",\n            \"command\": \"capout hook gemini\",\n            \
+         \"timeout\": 10000\n          }\n        ]\n      }\n    ]\n  }\n}\n"
+    );
+    let out = init(home.path(), &["gemini", "--project", "--uninstall"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(tree(&home.path().join("proj")), Vec::<String>::new());
+    assert!(link.exists() && policy.exists());
+    let out = init(home.path(), &["gemini", "--uninstall"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(tree(home.path()), ["proj/"]);
+}
