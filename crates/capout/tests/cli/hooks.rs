@@ -36,10 +36,8 @@ fn init_claude_code_sets_the_prefix_and_uninstall_gives_the_file_back() {
     assert_eq!(
         std::fs::read_to_string(&settings).unwrap(),
         format!(
-            "{{\n  \"theme\": \"dark\",\n  \"env\": {{\n    \"CLAUDE_CODE_SHELL_PREFIX\": \"{}\"\n  }},\n  \
-             \"hooks\": {{\n    \"PreToolUse\": [\n      {{\n        \"matcher\": \"Bash\",\n        \"hooks\": [\n          \
-             {{\n            \"type\": \"command\",\n            \"command\": \"{} hook claude-code\"\n          }}\n        \
-             ]\n      }}\n    ]\n  }}\n}}\n",
+            "{{\"theme\":\"dark\",\"env\": {{\"CLAUDE_CODE_SHELL_PREFIX\": \"{}\"}},\"hooks\": {{\"PreToolUse\": \
+             [{{\"matcher\": \"Bash\", \"hooks\": [{{\"type\": \"command\", \"command\": \"{} hook claude-code\"}}]}}]}}}}",
             link.display(),
             env!("CARGO_BIN_EXE_capout")
         )
@@ -147,7 +145,7 @@ fn init_gemini_adds_the_hook_policy_and_link_and_uninstall_gives_all_back() {
     let policy = std::fs::read_to_string(home.path().join(".gemini/policies/capout.toml")).unwrap();
     assert!(policy.contains(&format!("commandPrefix = [\"bash -c {0} -c\", \"{0} -c\"]\n", link.display())));
     let again = init_gemini(home.path(), &[]);
-    assert_eq!(String::from_utf8(again.stdout).unwrap().matches(": unchanged\n").count(), 2);
+    assert_eq!(String::from_utf8(again.stdout).unwrap().matches(": unchanged\n").count(), 3);
     let out = init_gemini(home.path(), &["--uninstall"]);
     assert!(out.status.success());
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), before);
@@ -162,7 +160,11 @@ fn init_gemini_refuses_a_home_with_a_space() {
     std::fs::create_dir(&spaced).unwrap();
     let out = init_gemini(&spaced, &[]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8(out.stderr).unwrap().contains("holds a space or a quote"));
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("holds a space, which a shell command made of it would have to quote")
+    );
     assert!(!spaced.join(".gemini").exists());
 }
 

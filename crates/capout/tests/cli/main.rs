@@ -10,6 +10,7 @@ mod gnu;
 mod harness;
 mod hooks;
 mod hooks_codex;
+mod init;
 mod keep;
 mod limits;
 mod matches;

@@ -17,16 +17,15 @@ SETTINGS = ('{\n  // the user\'s own\n  "security": {"auth": {"selectedType": "g
             '  "privacy": {"usageStatisticsEnabled": false},\n  "telemetry": {"enabled": false},\n'
             '  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},\n'
             '  "tools": {"shell": {"inactivityTimeout": 2}}\n}\n')
-# Gemini CLI reads comments in settings.json; capout's JSON merge does not
-# keep them, so the user's file here has none. Its keys are the current
-# ones: Gemini CLI rewrites a file with older ones at its start.
-SETTINGS = re.sub(r"\n  //[^\n]*", "", SETTINGS)
+# Gemini CLI reads comments in settings.json, and capout keeps them. Its
+# keys are the current ones: Gemini CLI rewrites a file with older ones at
+# its start.
 RULES = ('[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "rm"\ndecision = "deny"\npriority = 500\n\n'
          '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = ["git status", "printf ok"]\ndecision = "allow"\npriority = 500\n')
 
 
 def env(home):
-    e = home.env()
+    e = HARNESS.on_path(home.env())
     e.update({"GEMINI_API_KEY": "sk-test", "GOOGLE_GEMINI_BASE_URL": URL, "GEMINI_TELEMETRY_ENABLED": "false",
               "GEMINI_CLI_NO_RELAUNCH": "true"})
     return e
@@ -79,7 +78,7 @@ def cases():
     p = subprocess.run([CAPOUT, "init", "gemini", "--mcp"], cwd=wrapped.proj, env=env(wrapped), capture_output=True, text=True)
     check("gemini: init --mcp succeeds", p.returncode == 0, p.stdout + p.stderr)
     again = subprocess.run([CAPOUT, "init", "gemini", "--mcp"], cwd=wrapped.proj, env=env(wrapped), capture_output=True, text=True)
-    check("gemini: init is idempotent", again.returncode == 0 and again.stdout.count("unchanged") == 2, again.stdout + again.stderr)
+    check("gemini: init is idempotent", again.returncode == 0 and again.stdout.count("unchanged") == 3, again.stdout + again.stderr)
     dry = subprocess.run([CAPOUT, "init", "gemini", "--mcp", "--uninstall", "--dry-run"], cwd=wrapped.proj, env=env(wrapped),
                          capture_output=True, text=True)
     check("gemini: init --uninstall --dry-run prints a diff", re.search(r"(?m)^-.*capout-gemini/bash hook gemini", dry.stdout) is not None and "-[[rule]]" in dry.stdout, dry.stdout)
@@ -182,6 +181,35 @@ def cases():
           p.stdout + p.stderr)
     for h in (plain, wrapped):
         shutil.rmtree(h.dir, ignore_errors=True)
+    project_cases()
+
+
+def project_cases():
+    """`capout init gemini --project` with capout on PATH: the project's
+    settings name `capout` alone, the link and the policy are the user's,
+    and Gemini CLI runs the project's shell calls through capout."""
+    team = Home()
+    os.makedirs(os.path.join(team.dir, ".gemini"))
+    user = os.path.join(team.dir, ".gemini", "settings.json")
+    with open(user, "w") as f:
+        f.write(SETTINGS)
+    p = subprocess.run([CAPOUT, "init", "gemini", "--project", "--mcp"], cwd=team.proj, env=env(team), capture_output=True, text=True)
+    check("gemini: init --project --mcp succeeds and names no path of this machine in the project",
+          p.returncode == 0 and not HARNESS.machine_paths(team.proj, team) and open(user).read() == SETTINGS,
+          p.stdout + p.stderr + repr(HARNESS.machine_paths(team.proj, team)))
+    r = gemini(team, [shell("seq 100000")])
+    check("gemini --project: seq 100000 gives capout's tail and notice",
+          bool(r) and "... (truncated, showing last 5000 chars; full output: " in body(r[0]), repr((r[0] if r else "")[-300:]))
+    b = gemini(team, [("mcp_capout_bash", {"command": "echo mcp-ok"})])
+    check("gemini --project: the project's settings start capout's server from PATH", len(b) == 1 and "mcp-ok" in b[0], f"{b!r}")
+    p = subprocess.run([CAPOUT, "init", "gemini", "--project", "--mcp", "--uninstall"], cwd=team.proj, env=env(team),
+                       capture_output=True, text=True)
+    check("gemini: init --project --uninstall takes out the project's hook, the link and the policy",
+          p.returncode == 0 and not os.path.exists(os.path.join(team.proj, ".gemini", "settings.json"))
+          and not os.path.exists(os.path.join(team.dir, ".gemini", "capout-gemini"))
+          and not os.path.exists(os.path.join(team.dir, ".gemini", "policies", "capout.toml")),
+          p.stdout + p.stderr)
+    shutil.rmtree(team.dir, ignore_errors=True)
 
 
 def hostile_home():
