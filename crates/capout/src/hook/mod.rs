@@ -15,6 +15,8 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::harness::Harness;
+
 /// What the `capout` binary does with its arguments.
 pub enum Dispatch {
     /// The hook or `init` ran; exit with this status.
@@ -23,9 +25,6 @@ pub enum Dispatch {
     /// program's name), as if they had been given.
     Run(Vec<OsString>),
 }
-
-/// The harnesses that `capout hook` and `capout init` know.
-pub const HARNESSES: &[&str] = &["claude-code", "codex", "gemini", "opencode"];
 
 /// Whether capout's first argument, `word`, starts `capout hook` or
 /// `capout init`.
@@ -62,20 +61,68 @@ pub fn requested(args: &[OsString]) -> Option<Dispatch> {
     if first != "hook" {
         return None;
     }
-    let harness = args.get(2).and_then(|h| h.to_str());
-    Some(run(harness, args.get(3..).unwrap_or_default()))
+    Some(run(&args[2..]))
 }
 
-fn run(harness: Option<&str>, rest: &[OsString]) -> Dispatch {
+/// `capout hook`'s command line, for its help and its errors: what
+/// follows the harness is the harness's own (a shell script, a shell and
+/// a script), never options of capout's.
+#[derive(Debug, clap::Parser)]
+#[command(
+    name = "capout hook",
+    about = "Bound a harness's shell call: read its hook event on stdin and print the rewrite in its \
+             schema, or run the script it gives under capout",
+    disable_version_flag = true,
+    after_help = "A hook never breaks a call: on an event it cannot use it prints nothing, says why on \
+                  stderr and exits 0. `capout init HARNESS` sets it up; see capout(1)."
+)]
+struct Args {
+    /// The harness whose event or command this is
+    harness: Harness,
+    /// What the harness gives after it (none: an event on stdin)
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    rest: Vec<OsString>,
+}
+
+/// `capout hook ARG...`, its arguments after `hook`. `--help` alone after
+/// `hook` or the harness is the help; any other word after the harness is
+/// the harness's.
+fn run(args: &[OsString]) -> Dispatch {
+    use clap::Parser as _;
+    let help = |word: &OsString| word == "--help" || word == "-h";
+    let harness = match args {
+        [] => None,
+        [word] | [word, _] if help(word) => None,
+        [name, rest @ ..] => name.to_str().and_then(Harness::of).filter(|_| !matches!(rest, [w] if help(w))),
+    };
+    let Some(harness) = harness else {
+        let words = std::iter::once(OsString::from("capout hook")).chain(args.iter().cloned());
+        return Dispatch::Done(match Args::try_parse_from(words) {
+            Err(e) if !e.use_stderr() => {
+                let _ = e.print();
+                ExitCode::SUCCESS
+            }
+            Err(e) => match args.first().and_then(|w| w.to_str()) {
+                None => pass(&format_args!("name a harness: {}", Harness::names(", "))),
+                Some(name) if !name.starts_with('-') => {
+                    pass(&format_args!("unknown harness '{name}' (known: {})", Harness::names(", ")))
+                }
+                Some(_) => {
+                    let text = e.render().to_string();
+                    let first = text.lines().next().unwrap_or_default();
+                    pass(&first.strip_prefix("error: ").unwrap_or(first))
+                }
+            },
+            // A harness with `--help` after it, which clap took as the help.
+            Ok(_) => pass(&"give a harness"),
+        });
+    };
+    let rest = &args[1..];
     match harness {
-        Some("claude-code") => claude_code::main(rest),
-        Some("gemini") => gemini::main(rest),
-        Some("codex") => codex::main(rest),
-        Some("opencode") => opencode::main(rest),
-        Some(other) => {
-            Dispatch::Done(pass(&format_args!("unknown harness '{other}' (known: {})", HARNESSES.join(", "))))
-        }
-        None => Dispatch::Done(pass(&format_args!("name a harness: {}", HARNESSES.join(", ")))),
+        Harness::ClaudeCode => claude_code::main(rest),
+        Harness::Gemini => gemini::main(rest),
+        Harness::Codex => codex::main(rest),
+        Harness::Opencode => opencode::main(rest),
     }
 }
 

@@ -153,7 +153,7 @@ fn summary(cx: &Context, plan: &Plan, changed: bool, out: &mut dyn Write) {
     if cx.opts.mcp {
         flags.push_str(" --mcp");
     }
-    let h = &cx.opts.harness;
+    let h = cx.opts.harness;
     if cx.opts.uninstall {
         if changed {
             let _ = writeln!(out, "capout is taken out of {name}; restart {name} for it to take effect.");

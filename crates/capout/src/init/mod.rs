@@ -17,6 +17,7 @@ use std::process::ExitCode;
 use serde_json::Value;
 
 use crate::exit::Exit;
+use crate::harness::Harness;
 
 mod apply;
 pub mod claude_code;
@@ -41,7 +42,7 @@ pub enum Scope {
 #[derive(Debug, Clone)]
 pub struct Options {
     /// The harness to set up.
-    pub harness: String,
+    pub harness: Harness,
     /// Where.
     pub scope: Scope,
     /// Also the MCP server.
@@ -55,9 +56,6 @@ pub struct Options {
 /// Why `capout init` did nothing: every way it can fail, said in one line.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The command line is wrong (exit status 2).
-    #[error("{0}")]
-    Usage(String),
     /// HOME is not set.
     #[error("HOME is not set")]
     NoHome,
@@ -223,15 +221,48 @@ pub fn text(path: &Path) -> Result<String, Error> {
     path.to_str().map(str::to_owned).ok_or_else(|| Error::NotUtf8(path.to_owned()))
 }
 
+/// `capout init`'s command line.
+#[derive(Debug, clap::Parser)]
+#[command(
+    name = "capout init",
+    about = "Write capout into an agent harness's own configuration, so that every call of its shell \
+             tool is bounded, with the full output saved where the model can page it",
+    disable_version_flag = true,
+    after_help = "init edits only its own entries: every byte of the user's settings stays, comments and \
+                  symbolic links included. It says what it changed and how to undo it; restart the \
+                  harness after it. See capout(1), section HARNESSES."
+)]
+struct Args {
+    /// The harness to set up
+    harness: Harness,
+    /// The project's configuration, in the working directory (written for a team: `capout` on PATH)
+    #[arg(long, conflicts_with = "user")]
+    project: bool,
+    /// The user's own configuration [default]
+    #[arg(long)]
+    user: bool,
+    /// Also the MCP server of the tools read, grep and bash (`capout --mcp`)
+    #[arg(long)]
+    mcp: bool,
+    /// Take out what init put in, and nothing else
+    #[arg(long)]
+    uninstall: bool,
+    /// Print the change as a diff, and the links it would make, and write nothing
+    #[arg(long)]
+    dry_run: bool,
+}
+
 /// `capout init ...`, its arguments after `init`.
 pub fn main(args: &[OsString]) -> ExitCode {
-    let result = parse(args).and_then(|opts| run(&opts, &mut io::stdout()));
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(Error::Usage(e)) => {
-            let _ = writeln!(io::stderr(), "capout: init: {e}\n{}", usage());
-            Exit::Usage.into()
+    let opts = match parse(args) {
+        Ok(opts) => opts,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { Exit::Usage.into() } else { ExitCode::SUCCESS };
         }
+    };
+    match run(&opts, &mut io::stdout()) {
+        Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             let _ = writeln!(io::stderr(), "capout: init: {e}");
             Exit::Failure.into()
@@ -239,51 +270,28 @@ pub fn main(args: &[OsString]) -> ExitCode {
     }
 }
 
-fn usage() -> String {
-    format!(
-        "usage: capout init {} [--project | --user] [--mcp] [--uninstall] [--dry-run]",
-        crate::hook::HARNESSES.join(" | ")
-    )
-}
-
-/// The options, from the words after `init`.
-pub fn parse(args: &[OsString]) -> Result<Options, Error> {
-    let mut harness = None;
-    let mut opts =
-        Options { harness: String::new(), scope: Scope::User, mcp: false, uninstall: false, dry_run: false };
-    let mut scopes = 0;
-    for arg in args {
-        match arg.to_str() {
-            Some("--user") => (opts.scope, scopes) = (Scope::User, scopes + 1),
-            Some("--project") => (opts.scope, scopes) = (Scope::Project, scopes + 1),
-            Some("--mcp") => opts.mcp = true,
-            Some("--uninstall") => opts.uninstall = true,
-            Some("--dry-run") => opts.dry_run = true,
-            Some(name) if !name.starts_with('-') && harness.is_none() => harness = Some(name.to_owned()),
-            _ => return Err(Error::Usage(format!("unexpected argument '{}'", arg.to_string_lossy()))),
-        }
-    }
-    if scopes > 1 {
-        return Err(Error::Usage("give --project or --user, not both".into()));
-    }
-    opts.harness = harness
-        .ok_or_else(|| Error::Usage(format!("name a harness: {}", crate::hook::HARNESSES.join(", "))))?;
-    Ok(opts)
+/// The options, from the words after `init`; clap's error (or help) when
+/// they are not options of init.
+pub fn parse(args: &[OsString]) -> Result<Options, clap::Error> {
+    use clap::Parser as _;
+    let words = std::iter::once(OsString::from("capout init")).chain(args.iter().cloned());
+    let args = Args::try_parse_from(words)?;
+    Ok(Options {
+        harness: args.harness,
+        scope: if args.project { Scope::Project } else { Scope::User },
+        mcp: args.mcp,
+        uninstall: args.uninstall,
+        dry_run: args.dry_run,
+    })
 }
 
 /// Carries out `opts`, telling `out` what it did.
 pub fn run(opts: &Options, out: &mut dyn Write) -> Result<(), Error> {
-    let plan: fn(&Context) -> Result<Plan, Error> = match opts.harness.as_str() {
-        "claude-code" => claude_code::plan,
-        "codex" => codex::plan,
-        "gemini" => gemini::plan,
-        "opencode" => opencode::plan,
-        other => {
-            return Err(Error::Usage(format!(
-                "unknown harness '{other}' (known: {})",
-                crate::hook::HARNESSES.join(", ")
-            )));
-        }
+    let plan: fn(&Context) -> Result<Plan, Error> = match opts.harness {
+        Harness::ClaudeCode => claude_code::plan,
+        Harness::Codex => codex::plan,
+        Harness::Gemini => gemini::plan,
+        Harness::Opencode => opencode::plan,
     };
     let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from).ok_or(Error::NoHome)?;
     if home.is_relative() {
@@ -349,7 +357,7 @@ fn is_executable(path: &Path) -> bool {
 mod tests {
     use super::*;
 
-    fn parsed(words: &[&str]) -> Result<Options, Error> {
+    fn parsed(words: &[&str]) -> Result<Options, clap::Error> {
         parse(&words.iter().map(OsString::from).collect::<Vec<_>>())
     }
 
@@ -357,15 +365,15 @@ mod tests {
     fn the_words_after_init_are_the_options() {
         let o = parsed(&["gemini", "--project", "--mcp", "--dry-run"]).unwrap();
         assert_eq!(
-            (o.harness.as_str(), o.scope, o.mcp, o.uninstall, o.dry_run),
-            ("gemini", Scope::Project, true, false, true)
+            (o.harness, o.scope, o.mcp, o.uninstall, o.dry_run),
+            (Harness::Gemini, Scope::Project, true, false, true)
         );
-        assert_eq!(
-            parsed(&["codex", "--user", "--project"]).unwrap_err().to_string(),
-            "give --project or --user, not both"
-        );
-        assert_eq!(parsed(&["codex", "--force"]).unwrap_err().to_string(), "unexpected argument '--force'");
-        assert!(matches!(parsed(&[]), Err(Error::Usage(_))));
+        let kind = |words: &[&str]| parsed(words).unwrap_err().kind();
+        assert_eq!(kind(&["codex", "--user", "--project"]), clap::error::ErrorKind::ArgumentConflict);
+        assert_eq!(kind(&["codex", "--force"]), clap::error::ErrorKind::UnknownArgument);
+        assert_eq!(kind(&["vim"]), clap::error::ErrorKind::InvalidValue);
+        assert_eq!(kind(&[]), clap::error::ErrorKind::MissingRequiredArgument);
+        assert_eq!(kind(&["--help"]), clap::error::ErrorKind::DisplayHelp);
     }
 
     #[test]

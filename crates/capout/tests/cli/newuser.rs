@@ -460,3 +460,42 @@ fn the_documentation_cites_no_document_outside_the_repository() {
     assert!(!man.contains("The README says"), "the man page defers to the README");
     assert!(man.contains("(chars, bytes, lines, matches or tokens)"));
 }
+
+#[test]
+fn help_works_on_every_subcommand_and_names_them() {
+    for (args, first) in [
+        (&["init", "--help"][..], "Write capout into an agent harness's own configuration"),
+        (&["init", "codex", "--help"], "Write capout into an agent harness's own configuration"),
+        (&["hook", "--help"], "Bound a harness's shell call"),
+        (&["hook", "-h"], "Bound a harness's shell call"),
+        (&["hook", "claude-code", "--help"], "Bound a harness's shell call"),
+    ] {
+        let (status, stdout, stderr) = run(args, b"");
+        assert_eq!((status, stderr.as_str()), (Some(0), ""), "{args:?}");
+        assert!(stdout.starts_with(first), "{args:?}: {stdout}");
+        for harness in ["claude-code", "codex", "gemini", "opencode"] {
+            assert!(stdout.contains(harness), "{args:?} does not name {harness}: {stdout}");
+        }
+    }
+    let (status, help, _) = run(&["--help"], b"");
+    assert_eq!(status, Some(0));
+    for command in ["capout init HARNESS", "capout hook HARNESS", "capout --man", "capout --list-profiles"] {
+        assert!(help.contains(command), "capout --help does not name {command}:\n{help}");
+    }
+}
+
+#[test]
+fn a_hook_with_a_wrong_harness_leaves_the_call_alone_and_says_why() {
+    for (args, why) in [
+        (&["hook"][..], "capout: hook: name a harness: claude-code, codex, gemini, opencode\n"),
+        (
+            &["hook", "vim"],
+            "capout: hook: unknown harness 'vim' (known: claude-code, codex, gemini, opencode)\n",
+        ),
+    ] {
+        assert_eq!(run(args, b"{}"), (Some(0), String::new(), why.to_owned()), "{args:?}");
+    }
+    let (status, stdout, stderr) = run(&["init", "vim"], b"");
+    assert_eq!((status, stdout.as_str()), (Some(2), ""));
+    assert!(stderr.contains("invalid value 'vim'") && stderr.contains("codex"), "{stderr}");
+}
