@@ -96,9 +96,9 @@
 //! CPUs with AVX-512 or AVX2 the lanes run compiled for it (`simd.rs`,
 //! through `pulp`): the classes of a block in a few compares, its rare
 //! pairs by byte shuffles, and counts of bits with `popcnt`. A copy of
-//! the estimator before these paths is kept in the engine's tests
-//! (`tests/engine/tokens/`) as the model they must agree with on any
-//! input split anywhere.
+//! the estimator before these paths, with the same tables and prices, is
+//! kept in the engine's tests (`tests/engine/tokens/`) as the model they
+//! must agree with on any input split anywhere.
 //!
 //! # Exact counts
 //!
@@ -109,13 +109,14 @@
 //! # Files
 //!
 //! `tables.rs` holds the classes of bytes and characters and the tables of
-//! letters and punctuation, `price.rs` every fitted price: data alone, so
-//! that a refit is a change of `price.rs` and nothing else. `cost.rs`
-//! prices a piece from its counts;
-//! `estimator.rs` is the state machine (the piece being read, a character
-//! at a time), `general.rs` the general loop that feeds it, `fast.rs`,
-//! `bulk.rs`, `cjk.rs` and `simd.rs` the lanes; `cut.rs` finds the cuts of
-//! head and tail caps; `exact.rs` and `vocab.rs` count exactly.
+//! letters and punctuation, `price.rs` every fitted price: data alone,
+//! which the model in the engine's tests reads too, so that a refit is a
+//! change of `price.rs` and nothing else. `cost.rs` prices a piece from
+//! its counts; `estimator.rs` is the state machine (the piece being read,
+//! a character at a time), `general.rs` the general loop that feeds it,
+//! `fast.rs`, `bulk.rs`, `cjk.rs` and `simd.rs` the lanes; `cut.rs` finds
+//! the cuts of head and tail caps; `exact.rs` and `vocab.rs` count
+//! exactly.
 
 mod bulk;
 mod cjk;
