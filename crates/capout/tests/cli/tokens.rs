@@ -1,7 +1,8 @@
 //! The token estimator: its laws (splits, monotony, additivity at piece
 //! boundaries, the cuts of head and tail caps) on random inputs, and, with
 //! the feature `exact-tokens`, its accuracy against `o200k_base` on the
-//! corpora under `tests/fixtures/tokens` (`gen.py` there builds them).
+//! corpora under `crates/core/tests/fixtures/tokens` (`gen.py` there builds
+//! them).
 
 use capout_core::tokens::{self, Estimator, MAX_BYTES_PER_TOKEN, SCALE};
 use proptest::prelude::*;
@@ -258,7 +259,7 @@ mod accuracy {
     /// Ratios estimate/exact and (bytes/4)/exact over the windows of a
     /// corpus; windows start and end at characters.
     fn ratios(name: &str) -> (Vec<f64>, Vec<f64>) {
-        let path = format!("{}/tests/fixtures/tokens/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+        let path = format!("{}/../core/tests/fixtures/tokens/{name}.txt", env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read_to_string(path).expect("the corpora are in the repository");
         text_ratios(&text)
     }
@@ -467,7 +468,7 @@ mod accuracy {
         println!("| corpus | N = 50 | 200 | 500 | 2000 |");
         println!("| --- | --: | --: | --: | --: |");
         for name in CORPORA {
-            let path = format!("{}/tests/fixtures/tokens/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+            let path = format!("{}/../core/tests/fixtures/tokens/{name}.txt", env!("CARGO_MANIFEST_DIR"));
             let text = std::fs::read(path).expect("the corpora are in the repository");
             let mut most = [0.0f64; NS.len()];
             for k in 1..=10 {
@@ -509,7 +510,7 @@ mod accuracy {
         // CORPUS=NAME looks at one corpus.
         let only = std::env::var("CORPUS").ok();
         for name in CORPORA.iter().filter(|n| only.as_deref().is_none_or(|o| o == **n)) {
-            let path = format!("{}/tests/fixtures/tokens/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+            let path = format!("{}/../core/tests/fixtures/tokens/{name}.txt", env!("CARGO_MANIFEST_DIR"));
             let text = std::fs::read(path).unwrap();
             let mut cuts: Vec<usize> = tokens::boundaries(&text).iter().map(|&(a, _)| a).collect();
             cuts.insert(0, 0);
@@ -855,7 +856,7 @@ mod pinned {
             "ansi",
             "blank",
         ] {
-            let path = format!("{}/tests/fixtures/tokens/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+            let path = format!("{}/../core/tests/fixtures/tokens/{name}.txt", env!("CARGO_MANIFEST_DIR"));
             let bytes = std::fs::read(path).expect("the corpora are in the repository");
             figures(&mut d, &mut rng, &bytes, &[1, 100, 5000]);
         }

@@ -186,7 +186,7 @@ proptest! {
 /// model's total at the end of every read.
 #[test]
 fn same_plain_count_on_the_corpora() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../capout/tests/fixtures/tokens");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tokens");
     let mut seen = 0;
     for entry in std::fs::read_dir(dir).expect("the corpora are in the repository") {
         let path = entry.expect("a corpus").path();
