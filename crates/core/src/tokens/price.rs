@@ -1,11 +1,11 @@
 //! Prices, in thousandths of a token. Fitted on the corpora under
-//! `tests/fixtures/tokens` against `o200k_base` (see `tests/tokens.rs`);
-//! the words led by nothing or by punctuation, and `APART`, on Python
-//! and JSON from outside them too; the words led by a space or by
-//! punctuation, and their rare pairs, on Python, Rust and JavaScript
-//! from outside them (the modules of the standard library, pip, click,
-//! flask, jinja2, requests, `serde_json`, clap, npm), which `o200k_base`
-//! holds in fewer tokens than the corpora.
+//! `tests/fixtures/tokens` against `o200k_base` (see
+//! `tests/engine/tokens/accuracy.rs`); the words led by nothing or by
+//! punctuation, and `APART`, on Python and JSON from outside them too;
+//! the words led by a space or by punctuation, and their rare pairs, on
+//! Python, Rust and JavaScript from outside them (the modules of the
+//! standard library, pip, click, flask, jinja2, requests, `serde_json`,
+//! clap, npm), which `o200k_base` holds in fewer tokens than the corpora.
 //!
 //! Numbers alone, with nothing from the rest of the crate: a refit is a
 //! change of this file, and the engine's tests read the same prices.
