@@ -23,6 +23,5 @@ mod render_cli;
 mod seek;
 mod signals;
 mod token_caps;
-mod tokens;
 #[cfg(all(target_os = "linux", feature = "exact-tokens"))]
 mod vocab_pages;
