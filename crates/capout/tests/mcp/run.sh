@@ -25,6 +25,15 @@ if ! "$venv/bin/python" -c 'import mcp' 2>/dev/null; then
     }
 fi
 
+# ripgrep itself, the oracle of grep's results: from the system's
+# packages when it is missing (Debian's), else the run fails.
+if ! command -v rg >/dev/null; then
+    { apt-get install -y -qq ripgrep || { apt-get update -qq && apt-get install -y -qq ripgrep; }; } >/dev/null || {
+        echo "tests/mcp: ripgrep is missing and cannot be installed (apt-get install ripgrep)" >&2
+        exit 1
+    }
+fi
+
 if [[ "${1:-}" == --bench ]]; then
     cargo build --release --quiet
     exec "$venv/bin/python" crates/capout/tests/mcp/client.py target/release/capout --bench
