@@ -3,6 +3,7 @@
 //! which nothing a call started outlives the session.
 
 mod calls;
+pub mod hosted;
 pub mod leftovers;
 pub mod saved;
 
