@@ -239,6 +239,32 @@ def the_server_ends_at_the_end_of_its_input_though_a_call_is_stuck(capout, root)
         s.close()
 
 
+def alive(pid):
+    """Whether process PID is there and not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+def a_job_without_the_mark_in_a_group_a_marked_process_leads_ends_with_the_call(capout, root):
+    s = Server(capout, root)
+    pid_file = root / "job.pid"
+    try:
+        s.initialize()
+        # A session of its own, whose leader keeps the call's mark and
+        # whose job drops it; the call ends once the job runs.
+        job = r"env -u CAPOUT_MCP_CALL sh -c 'echo \$\$ > job.pid; exec sleep 1000.75'"
+        command = f'setsid sh -c "{job} & wait" >/dev/null 2>&1 & while [ ! -s job.pid ]; do sleep 0.01; done'
+        same(s.bash(command), "(no output)\n")
+        pid = int(pid_file.read_text())
+        until(lambda: not alive(pid), "the job ended")
+    finally:
+        pid_file.unlink(missing_ok=True)
+        s.close()
+
+
 # Ids that a 64-bit integer or a double cannot hold, or would write back
 # otherwise (`1.0` as `1`, `"\u0041"` as `"A"`).
 ODD_IDS = [b"123456789012345678901234567890", b"18446744073709551616", b"-9223372036854775809", b"1e400", b"1.0", rb'"\u0041"']
@@ -302,6 +328,7 @@ TESTS = [
     a_request_id_is_echoed_byte_for_byte,
     an_error_reply_echoes_the_id_byte_for_byte,
     a_cancellation_names_a_request_by_its_id_as_it_came,
+    a_job_without_the_mark_in_a_group_a_marked_process_leads_ends_with_the_call,
 ]
 
 
