@@ -245,8 +245,11 @@ impl Task for Call {
     type Output = String;
     type JsValue = String;
 
+    /// The call; a panic in it (a bug) rejects its promise with the text
+    /// of a tool error, as the server answers one: unwinding out of a
+    /// thread of libuv's pool would abort the process.
     fn compute(&mut self) -> Result<String> {
-        match &mut self.work {
+        hosted::guard(|| match &mut self.work {
             Work::Read { tools, path, offset, limit } => tools.read(path, *offset, *limit),
             Work::Grep { tools, request } => tools.grep(request),
             // napi-rs computes a task once.
@@ -254,7 +257,7 @@ impl Task for Call {
                 Some(call) => call.run(command, *timeout),
                 None => Err("capout: this call already ran".into()),
             },
-        }
+        })
         .map_err(Error::from_reason)
     }
 

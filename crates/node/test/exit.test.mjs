@@ -263,3 +263,25 @@ test('Tools.close, then bash: the tools still work, with a folder of their own a
   assert.equal(r.status, 0);
   assert.equal(r.stdout, 'false true true true false');
 });
+
+test('Tools: a panic in a tool call rejects its promise, and the process goes on', () => {
+  const root = scratch();
+  // A debug build's grep panics when CAPOUT_TEST_PANIC says so.
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `${plain(root)}
+      const error = await tools.grep({ pattern: 'x' }).catch((e) => e);
+      process.stdout.write(error.message + '|');
+      process.stdout.write(await tools.bash('echo still here', undefined, bashStopper()));
+    `,
+    ],
+    { cwd: pkg, timeout: 60000, killSignal: 'SIGKILL', encoding: 'utf8', env: { ...process.env, CAPOUT_TEST_PANIC: 'grep' } },
+  );
+  fs.rmSync(root, { recursive: true, force: true });
+  assert.equal(r.signal, null, `the process died: ${r.stdout}${r.stderr}`);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, 'the tool failed: a bug in capout: CAPOUT_TEST_PANIC asked grep to panic|still here\n');
+});

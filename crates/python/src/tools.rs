@@ -61,7 +61,7 @@ impl Tools {
     #[pyo3(signature = (path, offset=0, limit=None))]
     fn read(&self, py: Python<'_>, path: &str, offset: u64, limit: Option<u64>) -> PyResult<String> {
         let tools = self.tools.tools().map_err(hosted_error)?;
-        py.detach(|| tools.read(path, offset, limit)).map_err(PyValueError::new_err)
+        py.detach(|| hosted::guard(|| tools.read(path, offset, limit))).map_err(PyValueError::new_err)
     }
 
     /// `grep`: the lines that match `pattern` under `path`, as
@@ -83,7 +83,7 @@ impl Tools {
             ..GrepRequest::default()
         };
         let tools = self.tools.tools().map_err(hosted_error)?;
-        py.detach(|| tools.grep(&request)).map_err(PyValueError::new_err)
+        py.detach(|| hosted::guard(|| tools.grep(&request))).map_err(PyValueError::new_err)
     }
 
     /// `bash`: `sh -c COMMAND` in the root, its output capped, the whole
@@ -94,7 +94,7 @@ impl Tools {
         let stop = Stop::new().map_err(|e| PyOSError::new_err(format!("cannot run the command: {e}")))?;
         let call = self.tools.call(Arc::new(stop)).map_err(hosted_error)?;
         py.detach(|| {
-            let ran = call.run(command, timeout);
+            let ran = hosted::guard(|| call.run(command, timeout));
             // Ended by the interpreter's exit, in a daemon thread: taking
             // the interpreter's lock again while it finalizes would end
             // this thread by an unwind Rust cannot pass (an abort). The

@@ -265,6 +265,21 @@ def a_job_without_the_mark_in_a_group_a_marked_process_leads_ends_with_the_call(
         s.close()
 
 
+def a_panic_in_a_tool_call_is_an_error_of_that_call(capout, root):
+    # A debug build's grep panics when CAPOUT_TEST_PANIC says so.
+    s = Server(capout, root, {"CAPOUT_TEST_PANIC": "grep"})
+    try:
+        s.initialize()
+        reply = s.request("tools/call", {"name": "grep", "arguments": {"pattern": "x"}})
+        same(
+            reply.get("result"),
+            {"content": [{"type": "text", "text": "the tool failed: a bug in capout: CAPOUT_TEST_PANIC asked grep to panic"}], "isError": True},
+        )
+        same(s.bash("echo still here"), "still here\n")
+    finally:
+        s.close()
+
+
 # Ids that a 64-bit integer or a double cannot hold, or would write back
 # otherwise (`1.0` as `1`, `"\u0041"` as `"A"`).
 ODD_IDS = [b"123456789012345678901234567890", b"18446744073709551616", b"-9223372036854775809", b"1e400", b"1.0", rb'"\u0041"']
@@ -329,6 +344,7 @@ TESTS = [
     an_error_reply_echoes_the_id_byte_for_byte,
     a_cancellation_names_a_request_by_its_id_as_it_came,
     a_job_without_the_mark_in_a_group_a_marked_process_leads_ends_with_the_call,
+    a_panic_in_a_tool_call_is_an_error_of_that_call,
 ]
 
 

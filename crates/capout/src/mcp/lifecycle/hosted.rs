@@ -274,3 +274,22 @@ pub fn at_exit() {
 pub fn exiting() -> bool {
     EXITING.load(Ordering::SeqCst)
 }
+
+/// Runs a tool call, a panic in it (a bug) turned into the call's error,
+/// as the server turns one into a tool error: the host goes on. (With
+/// `panic = "abort"` a panic would end the host: the modules are built
+/// with unwinding, see the workspace's profiles.)
+pub fn guard(call: impl FnOnce() -> Result<String, String>) -> Result<String, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(call))
+        .unwrap_or_else(|payload| Err(panicked(&*payload)))
+}
+
+/// The text of a tool error for a call that panicked with `payload`.
+pub fn panicked(payload: &(dyn std::any::Any + Send)) -> String {
+    let message = payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a panic");
+    crate::mcp::notice::tool_failed(format_args!("a bug in capout: {message}"))
+}

@@ -32,12 +32,27 @@ pub const GREP_LINE_WINDOW: usize = 64 * 1024;
 /// were it reached, the rest of that one file would be passed over.
 pub const GREP_HEAP_LIMIT: usize = 1024 * 1024;
 
+/// The variable that makes `grep` panic, in a debug build, when it says
+/// `grep`.
+#[cfg(debug_assertions)]
+const PANIC_VAR: &str = "CAPOUT_TEST_PANIC";
+
 impl Tools {
     /// `grep`: what `rg -n --sort path` prints for `request` in the files
     /// under its path (ripgrep's walk: `.gitignore` and hidden files
     /// skipped, binary files passed over), searched in parallel, each line
     /// one entry, capped and paged as the profile `grep` says.
+    ///
+    /// # Panics
+    ///
+    /// In a debug build only, when `CAPOUT_TEST_PANIC` is `grep`: the
+    /// tests' way to a panic in a call.
     pub fn grep(&self, request: &GrepRequest) -> Result<String, String> {
+        // A bug on demand, for the tests that a panic in a call is an
+        // error of that call in the server and the modules. Read in debug
+        // builds only: what is shipped has no such switch.
+        #[cfg(debug_assertions)]
+        assert!(std::env::var_os(PANIC_VAR).is_none_or(|v| v != "grep"), "{PANIC_VAR} asked grep to panic");
         let opened = self.roots.open(&request.path)?;
         if !matches!(opened.kind, FileType::RegularFile | FileType::Directory) {
             return Err(not_regular(&request.path, opened.kind));
