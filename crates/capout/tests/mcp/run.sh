@@ -35,8 +35,9 @@ if ! command -v rg >/dev/null; then
 fi
 
 if [[ "${1:-}" == --bench ]]; then
-    cargo build --release --quiet
-    exec "$venv/bin/python" crates/capout/tests/mcp/client.py target/release/capout --bench
+    # The server as it ships: in the profile release-unwind (Cargo.toml).
+    cargo build --profile release-unwind --quiet -p capout
+    exec "$venv/bin/python" crates/capout/tests/mcp/client.py target/release-unwind/capout --bench
 fi
 cargo build --quiet
 # Both suites run, whatever the first says; either failing fails the run.
