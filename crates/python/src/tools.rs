@@ -46,8 +46,8 @@ impl Tools {
 
     /// The root, canonical.
     #[getter]
-    fn root(&self) -> PyResult<PathBuf> {
-        Ok(self.tools.tools().map_err(hosted_error)?.roots.root.clone())
+    fn root(&self) -> PathBuf {
+        self.tools.root()
     }
 
     /// The folder the whole outputs of `bash` are saved to.

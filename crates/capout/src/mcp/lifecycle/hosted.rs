@@ -174,6 +174,11 @@ impl Hosted {
         Ok(open)
     }
 
+    /// The root, canonical.
+    pub fn root(&self) -> PathBuf {
+        lock(&self.open).tools.roots.root.clone()
+    }
+
     /// The folder the whole outputs of `bash` are saved to (after
     /// `close`, the one removed, until a call makes a new one).
     pub fn saved_dir(&self) -> PathBuf {
