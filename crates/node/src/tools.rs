@@ -1,6 +1,6 @@
 //! The MCP server's tools (`read`, `grep`, `bash`) for JavaScript: the
 //! same functions, roots and notices as `capout --mcp`, run off the
-//! event loop, and the rules of its `bash` calls (SPEC §11): what a call
+//! event loop, and the rules of its `bash` calls: what a call
 //! starts is marked and ended with the call, `close` ends the calls still
 //! running, and [`at_exit`], which the package runs on `process.on('exit')`,
 //! ends every call of the process and what its calls left.

@@ -1,7 +1,7 @@
 //! The MCP server's tools, `read`, `grep` and `bash`, as methods: the
 //! very code that `capout --mcp` serves, so that their texts, notices
 //! and root rules are the server's to the letter, and the rules of its
-//! `bash` calls (SPEC §11) hold here too: what a call starts is marked and
+//! `bash` calls hold here too: what a call starts is marked and
 //! ended with the call, `close` ends the calls still running, and the
 //! interpreter's exit ends every call and what it left.
 

@@ -518,7 +518,7 @@ async def grep_of_a_300_mib_line_stays_under_32_mib(c, root):
 
 
 def cut(line, width=2000):
-    """A line as the cap of §4 cuts it."""
+    """A line as the line cap cuts it."""
     if len(line) <= width:
         return line
     return f"{line[:width]} ... (line truncated to {width} chars)"

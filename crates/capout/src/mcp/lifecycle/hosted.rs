@@ -1,5 +1,5 @@
 //! The tools in a process that is not the server: the Python and Node.js
-//! modules'. Their `bash` calls keep the rules of the server's (SPEC §11):
+//! modules'. Their `bash` calls keep the rules of the server's:
 //! each call marks what it starts, as the server's calls do, and what it
 //! leaves running (a background job, a `setsid` or `nohup` one) is ended
 //! with it; [`Hosted::close`] ends the calls of one set of tools at once;

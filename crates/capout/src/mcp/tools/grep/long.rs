@@ -20,7 +20,7 @@
 //!   than [`OVERLAP`] across two of them may then be missed.
 //!
 //! Lines are printed as the searcher's are: their first bytes, which the
-//! cap cuts as §4 says; context lines and `--` breaks as `rg -n` prints
+//! line cap cuts; context lines and `--` breaks as `rg -n` prints
 //! them.
 
 use std::collections::VecDeque;
