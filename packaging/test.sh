@@ -245,6 +245,19 @@ check "npm -g: capout runs" test "$("$global/bin/capout" --version)" = "capout $
 check "npm -g: man capout opens the installed page" man_finds "$global/bin" "$global/share/man/man1/capout.1"
 check "npm -g: the page is man/capout.1" same_file "$global/share/man/man1/capout.1" man/capout.1
 check "npx capout --version" test "$(cd "$scratch" && npx --offline capout --version)" = "capout $version"
+# A Node.js 20 user's order: `npm install ai` first gives ai 6, which
+# capout's peer range takes (ai 7 needs Node.js 22), then capout's tarballs.
+ai_scratch=$work/npm-ai
+rm -rf "$ai_scratch"
+mkdir -p "$ai_scratch"
+echo '{ "private": true }' >"$ai_scratch/package.json"
+ai_tools() {
+    (cd "$ai_scratch" &&
+        npm install --silent --no-audit --no-fund ai@6.0.333 zod@4.6.7 &&
+        npm install --silent --no-audit --no-fund "$dist/capout-$platform-$version.tgz" "$dist/capout-$version.tgz" &&
+        node -e "const t = require('capout/ai-sdk'); for (const f of ['readTool', 'grepTool', 'bashTool']) if (typeof t[f]().execute !== 'function') process.exit(1)")
+}
+check "npm: ai@6 then capout installs, and capout/ai-sdk gives its tools" ai_tools
 run_case "npm launcher: capout -c 10" 0 "$tail10" "$launcher" -c 10
 run_case "npm launcher: capout --tail-tokens 2 --tokenizer o200k" 0 "$tok2" "$launcher" --tail-tokens 2 --tokenizer o200k
 check "npm launcher: capout --mcp" serves_mcp "$launcher"

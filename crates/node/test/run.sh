@@ -6,6 +6,10 @@
 # `capout` package and its platform package beside them, as an install
 # lays them (for the tests and the examples), and runs the tests.
 set -euo pipefail
+# The AI SDK of the second run, ai 6 (the first has package-lock.json's
+# ai 7), and the zod both take.
+AI6=6.0.333
+ZOD=4.6.7
 cd "$(dirname "$0")"
 test=$PWD
 cd ..
@@ -39,4 +43,28 @@ export CAPOUT_BIN=$root/target/debug/capout
 export CAPOUT_MCP_BIN=$root/target/debug/capout-mcp
 # The oracle runs with a clean environment, as the CLI tests run it.
 unset CAPOUT_OPTS CAPOUT_CONFIG
-node --test --test-reporter=spec "$test"/*.test.mjs
+status=0
+node --test --test-reporter=spec "$test"/*.test.mjs || status=1
+
+# capout/ai-sdk with the AI SDK that Node.js 20 gets, ai 6 (ai 7 needs
+# Node.js 22): the same tests, in a tree of their own under target/ where
+# `ai` resolves to version 6.
+ai6=$root/target/node-ai6
+if [[ $(cat "$ai6/.capout-ai" 2>/dev/null) != "$AI6" ]]; then
+    rm -rf "$ai6"
+    mkdir -p "$ai6"
+    echo '{ "private": true }' >"$ai6/package.json"
+    (cd "$ai6" && npm install --no-audit --no-fund --silent "ai@$AI6" "zod@$ZOD") || {
+        echo "crates/node/test/run.sh: cannot install ai@$AI6 from npm" >&2
+        exit 1
+    }
+    echo "$AI6" >"$ai6/.capout-ai"
+fi
+rm -rf "$ai6/node_modules/capout" "$ai6/node_modules/capout-$platform" "$ai6/test"
+cp -r node_modules/capout "$ai6/node_modules/capout"
+cp -r "node_modules/capout-$platform" "$ai6/node_modules/capout-$platform"
+mkdir "$ai6/test"
+cp "$test/ai-sdk.test.mjs" "$test/common.mjs" "$ai6/test/"
+echo "== capout/ai-sdk with ai@$AI6"
+(cd "$ai6" && node --test --test-reporter=spec test/ai-sdk.test.mjs) || status=1
+exit $status
