@@ -272,18 +272,20 @@ impl Parser<'_> {
                 self.at += 1;
                 return Ok(out);
             }
-            let escape = self.bytes().get(self.at + 1).copied();
-            self.at += 2;
-            match escape {
-                Some(b'"') => out.push('"'),
-                Some(b'\\') => out.push('\\'),
-                Some(b'/') => out.push('/'),
-                Some(b'b') => out.push('\u{8}'),
-                Some(b'f') => out.push('\u{c}'),
-                Some(b'n') => out.push('\n'),
-                Some(b'r') => out.push('\r'),
-                Some(b't') => out.push('\t'),
+            // Past the backslash alone: what follows it may be a character
+            // of several bytes, which no escape is.
+            self.at += 1;
+            let decoded = match self.bytes().get(self.at) {
+                Some(b'"') => '"',
+                Some(b'\\') => '\\',
+                Some(b'/') => '/',
+                Some(b'b') => '\u{8}',
+                Some(b'f') => '\u{c}',
+                Some(b'n') => '\n',
+                Some(b'r') => '\r',
+                Some(b't') => '\t',
                 Some(b'u') => {
+                    self.at += 1;
                     let unit = self.hex4()?;
                     let c = if (0xd800..0xdc00).contains(&unit) && self.text[self.at..].starts_with("\\u") {
                         self.at += 2;
@@ -293,9 +295,12 @@ impl Parser<'_> {
                         char::from_u32(unit)
                     };
                     out.push(c.unwrap_or('\u{fffd}'));
+                    continue;
                 }
                 _ => return Err(self.error("an unknown escape in a string")),
-            }
+            };
+            self.at += 1;
+            out.push(decoded);
         }
     }
 
@@ -835,6 +840,16 @@ mod tests {
         assert!(check("{\"a\": \"\\ud800\"}").is_ok());
         let e = key(&["a", "b"], json!(1));
         assert_eq!(install(Some("{\"a\": 3}"), &[e]).unwrap_err(), "'a' is not an object");
+    }
+
+    #[test]
+    fn a_backslash_before_a_character_outside_ascii_is_an_error_not_a_panic() {
+        assert_eq!(
+            check("{\"a\": \"\\é\"}").unwrap_err(),
+            "an unknown escape in a string at line 1 column 9"
+        );
+        assert_eq!(check("{\"\\😀\": 1}").unwrap_err(), "an unknown escape in a string at line 1 column 4");
+        assert_eq!(check("{\"a\": \"\\").unwrap_err(), "an unknown escape in a string at line 1 column 9");
     }
 
     #[test]

@@ -634,3 +634,17 @@ fn a_projects_uninstall_leaves_the_link_and_policy_the_users_own_setup_runs() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(tree(home.path()), ["proj/"]);
 }
+
+#[test]
+fn a_settings_file_with_a_backslash_before_a_character_outside_ascii_is_refused_in_one_line() {
+    let home = home();
+    let hooks = home.path().join(".codex/hooks.json");
+    put(&hooks, "{\"note\": \"caf\\é\"}\n");
+    let out = init(home.path(), &["codex"]);
+    assert_eq!(
+        stderr(&out),
+        format!("capout: init: {}: an unknown escape in a string at line 1 column 15\n", hooks.display())
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(read(&hooks), "{\"note\": \"caf\\é\"}\n");
+}
