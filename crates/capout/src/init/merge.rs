@@ -230,6 +230,10 @@ impl Parser<'_> {
         if whole == i {
             return Err(self.error("a number without digits"));
         }
+        // JSON has no `01`: a reader would refuse the file.
+        if b[i] == b'0' && whole > i + 1 {
+            return Err(self.error("a number with a leading zero"));
+        }
         i = whole;
         if b.get(i) == Some(&b'.') {
             let frac = digits(i + 1);
@@ -850,6 +854,13 @@ mod tests {
         );
         assert_eq!(check("{\"\\😀\": 1}").unwrap_err(), "an unknown escape in a string at line 1 column 4");
         assert_eq!(check("{\"a\": \"\\").unwrap_err(), "an unknown escape in a string at line 1 column 9");
+    }
+
+    #[test]
+    fn a_number_with_a_leading_zero_is_refused() {
+        assert_eq!(check("{\"a\": 0001}").unwrap_err(), "a number with a leading zero at line 1 column 7");
+        assert_eq!(check("{\"a\": [-01.5]}").unwrap_err(), "a number with a leading zero at line 1 column 8");
+        assert!(check("{\"a\": [0, -0, 0.01, 0e5, 10]}").is_ok());
     }
 
     #[test]
