@@ -452,7 +452,9 @@ fn insert(text: &str, node: &Node, key: Option<&str>, value: &Value) -> String {
             // The user's own spacing after a comma, if there is one to see.
             let gap = if let Some(&second) = starts.get(1) {
                 let between = &text[ends[0]..second];
-                between[between.find(',').map_or(0, |n| n + 1)..].to_owned()
+                let after = between.find(',').map_or(between.len(), |n| n + 1);
+                // Its blanks alone: a comment there is the user's, said once.
+                text[ends[0] + after..blanks_after(text, ends[0] + after)].to_owned()
             } else {
                 // One member: the spacing after its colon.
                 match &node.kind {
@@ -482,7 +484,8 @@ fn insert(text: &str, node: &Node, key: Option<&str>, value: &Value) -> String {
 }
 
 /// The text with the `n`th item of the container `node` cut out, with
-/// its comma; a container left with nothing but blanks becomes `{}` or `[]`.
+/// its comma and the blanks that [`insert`] put around it; every comment
+/// stays, wherever it is.
 fn cut(text: &str, node: &Node, n: usize) -> String {
     let spans: Vec<Range<usize>> = match &node.kind {
         Shape::Object(m) => m.iter().map(|m| m.start..m.value.span.end).collect(),
@@ -497,19 +500,80 @@ fn cut(text: &str, node: &Node, n: usize) -> String {
         (text.as_bytes().get(p.at) == Some(&b',')).then_some(p.at)
     };
     if n > 0 {
-        let comma = comma_after(spans[n - 1].end).unwrap_or(spans[n - 1].end);
-        splice(text, comma..this.end, "")
-    } else if spans.len() > 1 {
-        splice(text, this.start..spans[1].start, "")
-    } else {
-        let end = comma_after(this.end).map_or(this.end, |c| c + 1);
-        let cut = splice(text, this.start..end, "");
-        let inner = node.span.start + 1..node.span.end - 1 - (end - this.start);
-        if cut[inner.clone()].trim().is_empty() {
-            return splice(&cut, inner, "");
-        }
-        cut
+        // The comma after the item before, and the item with the blanks
+        // before it.
+        let prev = spans[n - 1].end;
+        let comma = comma_after(prev).unwrap_or(prev);
+        let start = blanks_before(text, comma + 1, this.start);
+        return splice_out(text, &[comma..comma + 1, start..this.end]);
     }
+    if spans.len() > 1 {
+        // The item, its comma and the blanks after the comma.
+        let comma = comma_after(this.end).unwrap_or(this.end);
+        let next = blanks_after(text, comma + 1).min(spans[1].start);
+        return splice_out(text, &[this.start..this.end, comma..next]);
+    }
+    // The one item: with the blanks before it and its comma, if it has one.
+    let open = node.span.start + 1;
+    let start = blanks_before(text, open, this.start);
+    let mut ranges = vec![start..this.end];
+    if let Some(comma) = comma_after(this.end) {
+        ranges.push(comma..comma + 1);
+    }
+    let removed: usize = ranges.iter().map(ExactSizeIterator::len).sum();
+    let out = splice_out(text, &ranges);
+    // An object on one line in a file over lines got its closing bracket
+    // on a line of its own (see `insert`): that line goes too.
+    let close = node.span.end - 1 - removed;
+    let added = format!("{}{}", Style::of(text).newline, indent_at(text, node.span.start));
+    match out[open..close].strip_prefix(&added) {
+        Some(rest) if !rest.contains('\n') => splice(&out, open..open + added.len(), ""),
+        _ => out,
+    }
+}
+
+/// `text` without the `ranges` (in order, apart).
+fn splice_out(text: &str, ranges: &[Range<usize>]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for r in ranges {
+        out.push_str(&text[at..r.start]);
+        at = r.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// Where the blanks just before `at` start, `floor` at the earliest: after
+/// the last comment between them (and after the newline that ends a `//`
+/// comment, which must stay).
+fn blanks_before(text: &str, floor: usize, at: usize) -> usize {
+    let b = text.as_bytes();
+    let mut start = floor;
+    let mut i = floor;
+    while i < at {
+        match b[i] {
+            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                i = memchr::memchr(b'\n', &b[i..at]).map_or(at, |n| i + n + 1);
+                start = i;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = memchr::memmem::find(&b[i + 2..at], b"*/").map_or(at, |n| i + 2 + n + 2);
+                start = i;
+            }
+            _ => {
+                i += 1;
+                start = i;
+            }
+        }
+    }
+    start
+}
+
+/// Where the blanks (not comments) that start at `from` end.
+fn blanks_after(text: &str, from: usize) -> usize {
+    from + text[from..].len() - text[from..].trim_start_matches([' ', '\t', '\n', '\r']).len()
 }
 
 /// Follows `keys` from the root: the node there, if there is one.
@@ -861,6 +925,45 @@ mod tests {
         assert_eq!(check("{\"a\": 0001}").unwrap_err(), "a number with a leading zero at line 1 column 7");
         assert_eq!(check("{\"a\": [-01.5]}").unwrap_err(), "a number with a leading zero at line 1 column 8");
         assert!(check("{\"a\": [0, -0, 0.01, 0e5, 10]}").is_ok());
+    }
+
+    #[test]
+    fn a_comment_beside_capouts_entry_stays_when_the_entry_is_taken_out() {
+        let e = key(&["env", "K"], json!("v"));
+        let kept = |k: &[String]| k == ["env"];
+        for (before, after) in [
+            ("{\"env\": {\"K\": \"v\", /* next */ \"x\": 1}}", "{\"env\": {/* next */ \"x\": 1}}"),
+            ("{\"env\": {\"x\": 1, /* capout's */ \"K\": \"v\"}}", "{\"env\": {\"x\": 1 /* capout's */}}"),
+            ("{\"env\": {\"x\": 1, // capout's\n  \"K\": \"v\"\n}}", "{\"env\": {\"x\": 1 // capout's\n\n}}"),
+            ("{\"env\": {\"K\": \"v\" /* mine */, }}", "{\"env\": { /* mine */ }}"),
+            ("{\"env\": {\"K\": \"v\" // mine\n, \"x\": 1}}", "{\"env\": { // mine\n\"x\": 1}}"),
+        ] {
+            assert_eq!(remove(before, std::slice::from_ref(&e), &kept).unwrap().0, after, "{before}");
+        }
+    }
+
+    #[test]
+    fn the_blanks_of_an_empty_object_of_the_users_come_back() {
+        let e = key(&["env", "K"], json!("v"));
+        let kept = |k: &[String]| k == ["env"];
+        for before in [
+            "{\"env\": { }}",
+            "{\"env\": {/* c */}}",
+            "{\n  \"env\": { }\n}\n",
+            "{\n  \"env\": { // c\n  }\n}\n",
+            "{\r\n\t\"env\": {\t}\r\n}",
+            "{\n  \"env\": {}\n}\n",
+        ] {
+            let after = install(Some(before), std::slice::from_ref(&e)).unwrap();
+            assert_eq!(remove(&after, std::slice::from_ref(&e), &kept).unwrap().0, before, "{after}");
+        }
+    }
+
+    #[test]
+    fn the_spacing_of_a_new_member_holds_no_comment_of_the_users() {
+        let e = key(&["K"], json!(1));
+        let after = install(Some("{\"a\": 1, /* x */ \"b\": 2}"), std::slice::from_ref(&e)).unwrap();
+        assert_eq!(after, "{\"a\": 1, /* x */ \"b\": 2, \"K\": 1}");
     }
 
     #[test]
