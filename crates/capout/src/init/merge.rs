@@ -21,6 +21,9 @@ use super::{Entry, Kind};
 /// Why a file cannot be edited: said after the file's path.
 pub type Why = String;
 
+/// The byte order mark.
+const BOM: char = '\u{feff}';
+
 /// How deep values may nest: a hostile file is an error, not a stack
 /// overflow.
 const MAX_DEPTH: usize = 256;
@@ -319,7 +322,8 @@ impl Parser<'_> {
 /// The file's one value (an object), or `None` for a file of blanks and
 /// comments alone.
 fn parse(text: &str) -> Result<Option<Node>, Why> {
-    let mut p = Parser { text, at: 0 };
+    // A byte order mark, which some editors write first, is kept as it is.
+    let mut p = Parser { text, at: if text.starts_with(BOM) { BOM.len_utf8() } else { 0 } };
     p.blank()?;
     if p.at == text.len() {
         return Ok(None);
@@ -599,10 +603,11 @@ fn ours(list: &Node, is_ours: fn(&str) -> bool) -> Vec<usize> {
 pub fn install(before: Option<&str>, entries: &[Entry]) -> Result<String, Why> {
     let mut text = before.unwrap_or_default().to_owned();
     if parse(&text)?.is_none() {
-        // A file of blanks and comments: an object after them.
-        let kept = text.trim_end().to_owned();
-        let nl = if kept.is_empty() { "" } else { "\n" };
-        text = format!("{kept}{nl}{{}}\n");
+        // A file of blanks and comments: an object after them, on a line
+        // of its own.
+        let nl = Style::of(&text).newline;
+        let apart = if text.trim_start_matches(BOM).is_empty() || text.ends_with('\n') { "" } else { nl };
+        text = format!("{text}{apart}{{}}{nl}");
     }
     for entry in entries {
         text = install_one(&text, entry)?;
@@ -964,6 +969,37 @@ mod tests {
         let e = key(&["K"], json!(1));
         let after = install(Some("{\"a\": 1, /* x */ \"b\": 2}"), std::slice::from_ref(&e)).unwrap();
         assert_eq!(after, "{\"a\": 1, /* x */ \"b\": 2, \"K\": 1}");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_kept() {
+        let e = key(&["k"], json!(true));
+        let before = "\u{feff}{\"a\": 1}\n";
+        let after = install(Some(before), std::slice::from_ref(&e)).unwrap();
+        assert_eq!(after, "\u{feff}{\"a\": 1, \"k\": true}\n");
+        assert_eq!(remove(&after, std::slice::from_ref(&e), &none).unwrap().0, before);
+        assert_eq!(
+            install(Some("\u{feff}"), std::slice::from_ref(&e)).unwrap(),
+            "\u{feff}{\n  \"k\": true\n}\n"
+        );
+        assert_eq!(check("{}\u{feff}").unwrap_err(), "more after the value at line 1 column 3");
+    }
+
+    #[test]
+    fn a_file_of_comments_keeps_its_blank_lines_and_its_line_ends() {
+        let e = key(&["k"], json!(true));
+        assert_eq!(
+            install(Some("// mine\r\n\r\n"), std::slice::from_ref(&e)).unwrap(),
+            "// mine\r\n\r\n{\r\n  \"k\": true\r\n}\r\n"
+        );
+        assert_eq!(
+            install(Some("/* mine */"), std::slice::from_ref(&e)).unwrap(),
+            "/* mine */\n{\n  \"k\": true\n}\n"
+        );
+        assert_eq!(
+            install(Some("// mine"), std::slice::from_ref(&e)).unwrap(),
+            "// mine\n{\n  \"k\": true\n}\n"
+        );
     }
 
     #[test]
