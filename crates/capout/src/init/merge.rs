@@ -473,7 +473,9 @@ fn insert(text: &str, node: &Node, key: Option<&str>, value: &Value) -> String {
             splice(text, last..last, &format!(",{gap}{item}"))
         }
     } else {
-        let multiline = text.contains('\n') || container.contains('\n');
+        // `{}` in a file over lines is laid out over lines; one with
+        // anything between its brackets keeps that where it is.
+        let multiline = container.contains('\n') || container.len() == 2 && text.contains('\n');
         let open = node.span.start + 1;
         if multiline {
             let indent = format!("{own}{}", style.unit);
@@ -489,7 +491,7 @@ fn insert(text: &str, node: &Node, key: Option<&str>, value: &Value) -> String {
 
 /// The text with the `n`th item of the container `node` cut out, with
 /// its comma and the blanks that [`insert`] put around it; every comment
-/// stays, wherever it is.
+/// stays, wherever it is (one inside the item stays where the item was).
 fn cut(text: &str, node: &Node, n: usize) -> String {
     let spans: Vec<Range<usize>> = match &node.kind {
         Shape::Object(m) => m.iter().map(|m| m.start..m.value.span.end).collect(),
@@ -497,6 +499,7 @@ fn cut(text: &str, node: &Node, n: usize) -> String {
         _ => return text.to_owned(),
     };
     let this = spans[n].clone();
+    let kept = comments_in(text, this.clone());
     let comma_after = |end: usize| {
         // The comma after an item, past blanks and comments.
         let mut p = Parser { text, at: end };
@@ -509,42 +512,74 @@ fn cut(text: &str, node: &Node, n: usize) -> String {
         let prev = spans[n - 1].end;
         let comma = comma_after(prev).unwrap_or(prev);
         let start = blanks_before(text, comma + 1, this.start);
-        return splice_out(text, &[comma..comma + 1, start..this.end]);
+        return splice_out(text, &[(comma..comma + 1, ""), (start..this.end, &kept)]);
     }
     if spans.len() > 1 {
         // The item, its comma and the blanks after the comma.
         let comma = comma_after(this.end).unwrap_or(this.end);
         let next = blanks_after(text, comma + 1).min(spans[1].start);
-        return splice_out(text, &[this.start..this.end, comma..next]);
+        return splice_out(text, &[(this.start..this.end, &kept), (comma..next, "")]);
     }
     // The one item: with the blanks before it and its comma, if it has one.
     let open = node.span.start + 1;
     let start = blanks_before(text, open, this.start);
-    let mut ranges = vec![start..this.end];
+    let mut ranges = vec![(start..this.end, kept.as_str())];
     if let Some(comma) = comma_after(this.end) {
-        ranges.push(comma..comma + 1);
+        ranges.push((comma..comma + 1, ""));
     }
-    let removed: usize = ranges.iter().map(ExactSizeIterator::len).sum();
+    let removed: usize = ranges.iter().map(|(r, with)| r.len() - with.len()).sum();
     let out = splice_out(text, &ranges);
-    // An object on one line in a file over lines got its closing bracket
-    // on a line of its own (see `insert`): that line goes too.
+    // A `{}` in a file over lines got its closing bracket on a line of its
+    // own (see `insert`): that line goes too. (So an empty object of the
+    // user's with just that line in it comes back as `{}`, when no backup
+    // gives the file back as it was.)
     let close = node.span.end - 1 - removed;
     let added = format!("{}{}", Style::of(text).newline, indent_at(text, node.span.start));
-    match out[open..close].strip_prefix(&added) {
-        Some(rest) if !rest.contains('\n') => splice(&out, open..open + added.len(), ""),
-        _ => out,
-    }
+    if out[open..close] == added { splice(&out, open..close, "") } else { out }
 }
 
-/// `text` without the `ranges` (in order, apart).
-fn splice_out(text: &str, ranges: &[Range<usize>]) -> String {
+/// `text` with each range (in order, apart) replaced by its text.
+fn splice_out(text: &str, ranges: &[(Range<usize>, &str)]) -> String {
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
-    for r in ranges {
+    for (r, with) in ranges {
         out.push_str(&text[at..r.start]);
+        out.push_str(with);
         at = r.end;
     }
     out.push_str(&text[at..]);
+    out
+}
+
+/// The comments between the tokens in `range` (none in its strings), each
+/// as written, a `//` comment with the newline that ends it.
+fn comments_in(text: &str, range: Range<usize>) -> String {
+    let b = text.as_bytes();
+    let mut out = String::new();
+    let mut i = range.start;
+    while i < range.end {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < range.end && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                let end = memchr::memchr(b'\n', &b[i..range.end]).map_or(range.end, |n| i + n + 1);
+                out.push_str(&text[i..end]);
+                i = end;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let end =
+                    memchr::memmem::find(&b[i + 2..range.end], b"*/").map_or(range.end, |n| i + 2 + n + 2);
+                out.push_str(&text[i..end]);
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
     out
 }
 
@@ -687,7 +722,10 @@ fn install_one(text: &str, entry: &Entry) -> Result<String, Why> {
             // A value over lines stays over lines; one on a line stays on it.
             let scalar = !matches!(node.kind, Shape::Object(_) | Shape::Array(_));
             let multiline = text[node.span.clone()].contains('\n') || scalar && text.contains('\n');
-            Ok(splice(text, node.span.clone(), &render(&entry.value, &style, indent, multiline)))
+            // A comment in the old value stays, before the new one.
+            let kept = comments_in(text, node.span.clone());
+            let value = render(&entry.value, &style, indent, multiline);
+            Ok(splice(text, node.span.clone(), &format!("{kept}{value}")))
         }
     }
 }
@@ -730,14 +768,28 @@ pub fn remove(
                 taken.push(format!("capout's hook in {}", keys.join(".")));
             }
             Kind::Key | Kind::Guarded(_) => {
-                let Some(member) = parent.get(last) else { continue };
-                if let Kind::Guarded(is_ours) = entry.kind
-                    && !matches!(&member.value.kind, Shape::Str(s) if is_ours(s))
-                {
+                // Every member of the name (a reader takes the last of
+                // several, so an earlier one would take capout's place).
+                let mine: Vec<usize> = (0..parent.members().len())
+                    .filter(|&i| {
+                        let m = &parent.members()[i];
+                        m.key == *last
+                            && match entry.kind {
+                                Kind::Guarded(is_ours) => {
+                                    matches!(&m.value.kind, Shape::Str(s) if is_ours(s))
+                                }
+                                _ => true,
+                            }
+                    })
+                    .collect();
+                if mine.is_empty() {
                     continue;
                 }
-                let n = parent.members().iter().rposition(|m| m.key == *last).unwrap_or(0);
-                text = cut(&text, parent, n);
+                for &i in mine.iter().rev() {
+                    let now = parse(&text)?.ok_or("not a JSON object")?;
+                    let parent = find(&now, parents).ok_or("the object went missing")?;
+                    text = cut(&text, parent, i);
+                }
                 taken.push(keys.join("."));
             }
         }
@@ -1000,6 +1052,40 @@ mod tests {
             install(Some("// mine"), std::slice::from_ref(&e)).unwrap(),
             "// mine\n{\n  \"k\": true\n}\n"
         );
+    }
+
+    #[test]
+    fn a_comment_inside_capouts_entry_stays_when_it_is_replaced_or_taken_out() {
+        let e = key(&["mcp", "capout"], json!({"command": "/new/capout"}));
+        let kept = |k: &[String]| k == ["mcp"];
+        let before = "{\"mcp\": {\"capout\" /* mine */: {\"command\": \"/old/capout\" // moved\n}}}";
+        let after = install(Some(before), std::slice::from_ref(&e)).unwrap();
+        assert_eq!(
+            after,
+            "{\"mcp\": {\"capout\" /* mine */: // moved\n{\n  \"command\": \"/new/capout\"\n}}}"
+        );
+        assert_eq!(
+            remove(&after, std::slice::from_ref(&e), &kept).unwrap().0,
+            "{\"mcp\": {/* mine */// moved\n}}"
+        );
+    }
+
+    #[test]
+    fn an_empty_object_over_lines_comes_back_as_it_was() {
+        let e = key(&["K"], json!("v"));
+        for before in ["{\n }", "{\n\n}\n", "{\r\n\t\r\n}"] {
+            let after = install(Some(before), std::slice::from_ref(&e)).unwrap();
+            assert_eq!(remove(&after, std::slice::from_ref(&e), &none).unwrap().0, before, "{after:?}");
+        }
+    }
+
+    #[test]
+    fn every_member_of_capouts_name_is_taken_out() {
+        let e = key(&["mcp", "capout"], json!(1));
+        let kept = |k: &[String]| k == ["mcp"];
+        let (after, taken) =
+            remove("{\"mcp\": {\"capout\": 1, \"x\": 0, \"capout\": 2}}", &[e], &kept).unwrap();
+        assert_eq!((after.as_str(), taken), ("{\"mcp\": {\"x\": 0}}", vec!["mcp.capout".to_owned()]));
     }
 
     #[test]
