@@ -830,6 +830,9 @@ pub fn is_empty_object(text: &str) -> bool {
 }
 
 #[cfg(test)]
+mod props;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
