@@ -294,12 +294,18 @@ impl Parser<'_> {
                 Some(b'u') => {
                     self.at += 1;
                     let unit = self.hex4()?;
-                    let c = if (0xd800..0xdc00).contains(&unit) && self.text[self.at..].starts_with("\\u") {
-                        self.at += 2;
-                        let low = self.hex4()?;
-                        char::from_u32(0x10000 + ((unit - 0xd800) << 10) + (low.wrapping_sub(0xdc00) & 0x3ff))
-                    } else {
-                        char::from_u32(unit)
+                    // A high surrogate pairs with a low one after it; alone,
+                    // either is U+FFFD, and what follows is read as it is.
+                    let next = self.text[self.at..].strip_prefix("\\u").and_then(|rest| rest.get(..4));
+                    let low = next
+                        .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+                        .filter(|low| (0xd800..0xdc00).contains(&unit) && (0xdc00..0xe000).contains(low));
+                    let c = match low {
+                        Some(low) => {
+                            self.at += 6;
+                            char::from_u32(0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00))
+                        }
+                        None => char::from_u32(unit),
                     };
                     out.push(c.unwrap_or('\u{fffd}'));
                     continue;
@@ -1089,6 +1095,13 @@ mod tests {
         let (after, taken) =
             remove("{\"mcp\": {\"capout\": 1, \"x\": 0, \"capout\": 2}}", &[e], &kept).unwrap();
         assert_eq!((after.as_str(), taken), ("{\"mcp\": {\"x\": 0}}", vec!["mcp.capout".to_owned()]));
+    }
+
+    #[test]
+    fn a_lone_surrogate_leaves_the_escape_after_it_as_it_is() {
+        assert!(has("{\"\\ud800\\u0041\": 1}", &["\u{fffd}A".to_owned()]));
+        assert!(has("{\"\\ud83d\\ude00\\udc00\": 1}", &["😀\u{fffd}".to_owned()]));
+        assert!(has("{\"\\ud800\\ud83d\\ude00\": 1}", &["\u{fffd}😀".to_owned()]));
     }
 
     #[test]
