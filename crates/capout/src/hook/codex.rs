@@ -133,6 +133,9 @@ pub fn rewrite(
     if command.trim().is_empty() {
         return Err("codex: left alone: an empty command".into());
     }
+    if command.contains('\0') {
+        return Err("codex: left alone: a NUL byte, which no argument of a command can hold".into());
+    }
     if super::already_wrapped(command) {
         return Err("codex: left alone: the command already runs under capout".into());
     }
@@ -490,6 +493,14 @@ mod tests {
         assert!(rewrite(&with_command("/bin/rm -f victim"), "/bin/capout", &none).is_err());
         assert!(rewrite(&with_command("echo $(sudo ls)"), "/bin/capout", &none).is_err());
         assert!(rewrite(&with_command("seq 3 | capout -n 1"), "/bin/capout", &none).is_err());
+    }
+
+    #[test]
+    fn a_command_with_a_nul_byte_is_left_alone() {
+        assert_eq!(
+            rewrite(&with_command("echo a\0b"), "/bin/capout", &none).unwrap_err(),
+            "codex: left alone: a NUL byte, which no argument of a command can hold"
+        );
     }
 
     #[test]

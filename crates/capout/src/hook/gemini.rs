@@ -207,6 +207,9 @@ fn unwrappable(command: &str, input: &Map<String, Value>, link: &str) -> Option<
     if command.trim().is_empty() {
         return Some("an empty command".into());
     }
+    if command.contains('\0') {
+        return Some("a NUL byte, which no argument of a command can hold".into());
+    }
     if !is_plain(link) {
         return Some(format!(
             "the link's path '{link}' would need quotes in the command, which Gemini CLI's policy engine does not see through"
@@ -374,6 +377,14 @@ mod tests {
             );
         }
         assert!(rewrite(&event(r#"{"command":"echo \"$HOME/x\" ${PWD}"}"#), LINK).is_ok());
+    }
+
+    #[test]
+    fn a_command_with_a_nul_byte_is_left_alone() {
+        assert_eq!(
+            rewrite(&event(r#"{"command":"echo a\u0000b"}"#), LINK).unwrap_err(),
+            "left alone: a NUL byte, which no argument of a command can hold"
+        );
     }
 
     #[test]
