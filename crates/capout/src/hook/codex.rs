@@ -639,6 +639,48 @@ mod tests {
     }
 
     #[test]
+    fn hostile_commands_never_hide_a_rules_word() {
+        // A word of a rule, or of Codex's own refusals, anywhere: the
+        // command is Codex's.
+        for command in [
+            "env r''m -f victim",
+            "xargs r''m < list",
+            "command r''m x",
+            "builtin exec r''m x",
+            "/usr/bin/env -S 'r''m -f' victim",
+            "echo $(echo $(echo `r''m x`))",
+            "cat <<E\\OF\nrm x\nEOF",
+            "cat <<'E F'\nrm x\nE F",
+            "cat <<EOF;\n`cu''rl x`\nEOF",
+            "cat <<-EOF\n\tcurl x\n\tEOF",
+            "echo a\\\n;c\\\nurl x",
+            "(cu''rl x)",
+            "{ cu''rl x; }",
+            "if true; then cu\\rl x; fi",
+            "f() { cu\"\"rl x; }; f",
+            "x=cu; y=rl; eval \"$x$y\" || curl x",
+            "shopt -s expand_aliases; alias x=cu''rl; x",
+            "nohup su\\do ls &",
+            "time ma''ke",
+            "echo hi > >(cu''rl x)",
+            "[[ $(cu''rl x) ]]",
+            "echo ${y:=$(cu''rl x)}",
+            "$\"r\"m x",
+            &format!("{} ; r''m x", "a".repeat(100_000)),
+        ] {
+            let why = verdict(command).unwrap_err();
+            assert!(why.starts_with("codex: left alone: "), "{command:?}: {why}");
+        }
+        // What Codex cannot read as a word either (an expansion, a
+        // program of another name) gains nothing from capout's rewrite:
+        // Codex's rules never match it, with capout or without.
+        for command in ["find . -delete", "ｒｍ x", "гm x", "r\u{200b}m x", "x=xrm; ${x:1} victim", "{r,}m x"]
+        {
+            assert!(verdict(command).is_ok(), "{command:?}: {:?}", verdict(command));
+        }
+    }
+
+    #[test]
     fn words_the_shell_would_decode_or_cannot_split_leave_the_command_to_codex() {
         for (command, why) in [
             ("$'\\x72m' -f victim", "an escape in $'...', whose word bash decodes and capout does not"),
