@@ -526,3 +526,41 @@ fn every_hook_answers_a_hostile_event_with_nothing_or_its_own_schema_and_exits_0
         }
     }
 }
+
+#[test]
+fn the_prefix_runs_an_odd_huge_or_invalid_utf8_script_as_bash_would() {
+    use std::os::unix::ffi::OsStrExt;
+    let home = home();
+    init(home.path(), &[]);
+    let prefix = home.path().join(".claude/capout-claude-code");
+    let cwd = home.path().join("cwd");
+    let run = |script: &std::ffi::OsStr| {
+        std::process::Command::new(&prefix)
+            .arg(script)
+            .env("HOME", home.path())
+            .env("TMPDIR", home.path().join("tmp"))
+            .env("SHELL", "/bin/bash")
+            .env("CLAUDE_CODE_SESSION_ID", "s")
+            .env_remove("CAPOUT_OPTS")
+            .env_remove("CAPOUT_CONFIG")
+            .output()
+            .unwrap()
+    };
+    // Claude Code's shape, a command of bytes that are not UTF-8.
+    let mut script = b"true && eval 'printf \"%s\\n\" \xff\xfe; exit 4' < /dev/null && pwd -P >| ".to_vec();
+    script.extend_from_slice(cwd.as_os_str().as_bytes());
+    let out = run(std::ffi::OsStr::from_bytes(&script));
+    assert_eq!((out.status.code(), out.stdout.as_slice()), (Some(4), &b"\xff\xfe\n"[..]));
+    // No shape of Claude Code's: the shell runs it as it is.
+    let out = run(std::ffi::OsStr::new("echo $((6*7)) | cat; exit 5"));
+    assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stdout).as_ref()), (Some(5), "42\n"));
+    // A script of 120 KB, near what one argument may hold.
+    let big = format!(
+        "true && eval ': {} ; echo end' < /dev/null && pwd -P >| {}",
+        "x".repeat(120_000),
+        cwd.display()
+    );
+    let out = run(std::ffi::OsStr::new(&big));
+    assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stdout).as_ref()), (Some(0), "end\n"));
+    assert!(String::from_utf8_lossy(&out.stderr).is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}
