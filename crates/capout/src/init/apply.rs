@@ -183,6 +183,24 @@ fn read(path: &Path) -> Result<Option<String>, Error> {
     }
 }
 
+/// Reads capout's backup at `path`, which capout writes as a file of its
+/// own: a symbolic link there (to a file or to nothing) is not capout's,
+/// and is neither read nor written over.
+fn read_backup(path: &Path) -> Result<Option<String>, Error> {
+    let bytes = match crate::safe_read::read_no_link(path, crate::safe_read::MAX_SIZE) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(_) if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) => {
+            return Err(Error::NotOurs(path.to_owned()));
+        }
+        Err(source) => return Err(Error::Read { path: path.to_owned(), source }),
+    };
+    String::from_utf8(bytes).map(Some).map_err(|_| Error::Read {
+        path: path.to_owned(),
+        source: io::Error::new(io::ErrorKind::InvalidData, "it is not valid UTF-8"),
+    })
+}
+
 /// Where `path` leads through symbolic links (itself when it is none;
 /// a link to nothing leads to the file it names).
 fn resolve(path: &Path) -> PathBuf {
@@ -264,7 +282,7 @@ fn prepare(cx: &Context, change: &Change) -> Result<Step, Error> {
             let backup_path = backup_of(path);
             inside(cx, &backup_path)?;
             let before = read(path)?;
-            let backup = read(&backup_path)?;
+            let backup = read_backup(&backup_path)?;
             if uninstall {
                 uninstall_merge(path, before, backup.as_deref(), entries)
             } else {

@@ -648,3 +648,32 @@ fn a_settings_file_with_a_backslash_before_a_character_outside_ascii_is_refused_
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(read(&hooks), "{\"note\": \"caf\\é\"}\n");
 }
+
+#[test]
+fn a_backup_that_is_a_symbolic_link_is_refused_and_left_as_it_is() {
+    for target in ["secret", "nowhere"] {
+        let home = home();
+        let settings = home.path().join(".claude/settings.json");
+        put(&settings, "{\"a\": 1}\n");
+        let secret = home.path().join("secret");
+        std::fs::write(&secret, "{\"mine\": true}\n").unwrap();
+        let backup = home.path().join(".claude/settings.json.capout-backup");
+        std::os::unix::fs::symlink(home.path().join(target), &backup).unwrap();
+        for args in [&["claude-code"][..], &["claude-code", "--uninstall"]] {
+            let out = init(home.path(), args);
+            assert_eq!(
+                stderr(&out),
+                format!(
+                    "capout: init: {} is there and is not capout's; capout leaves it\n",
+                    backup.display()
+                ),
+                "{target} {args:?}"
+            );
+            assert_eq!(out.status.code(), Some(1));
+            assert_eq!(read(&settings), "{\"a\": 1}\n");
+            assert_eq!(std::fs::read_link(&backup).unwrap(), home.path().join(target));
+            assert_eq!(read(&secret), "{\"mine\": true}\n");
+            assert_eq!(tree(&home.path().join(".claude")), ["settings.json", "settings.json.capout-backup"]);
+        }
+    }
+}
