@@ -456,7 +456,7 @@ fn write_step(step: &Step) -> Result<(), Error> {
             match after {
                 Some(text) if Some(text) != before.as_ref() => {
                     if let Some(dir) = real.parent() {
-                        std::fs::create_dir_all(dir).map_err(Error::write("make", dir))?;
+                        make_dirs(dir).map_err(Error::write("make", dir))?;
                     }
                     let mode = std::fs::metadata(real).ok().map(|m| m.permissions().mode());
                     write_atomic(real, text, mode)?;
@@ -482,7 +482,7 @@ fn write_step(step: &Step) -> Result<(), Error> {
         }
         Step::Link { path, make: Some(target), .. } => {
             if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir).map_err(Error::write("make", dir))?;
+                make_dirs(dir).map_err(Error::write("make", dir))?;
             }
             link_atomic(path, target).map_err(Error::write("make the link", path))
         }
@@ -557,9 +557,39 @@ fn link_atomic(path: &Path, target: &Path) -> io::Result<()> {
     Err(io::Error::new(io::ErrorKind::AlreadyExists, "no free temporary name for the link"))
 }
 
-/// After an uninstall: the folders on the paths capout wrote that are
-/// empty now, removed from the deepest up, never the home or the project
-/// itself nor anything above them.
+/// The extended attribute that marks a folder capout made: the uninstall
+/// removes such a folder once it is empty, and no other (an empty folder
+/// of the user's stays). It leaves no file behind, and a team's
+/// repository never holds it; where the file system keeps no such
+/// attributes, the folders capout made stay after an uninstall.
+const MADE: &str = "user.capout.made";
+
+/// Makes `dir` and the folders above it that are missing, each marked as
+/// capout's ([`MADE`]).
+fn make_dirs(dir: &Path) -> io::Result<()> {
+    let missing: Vec<&Path> = dir.ancestors().take_while(|d| std::fs::symlink_metadata(d).is_err()).collect();
+    for d in missing.into_iter().rev() {
+        match std::fs::create_dir(d) {
+            Ok(()) => {
+                let _ = rustix::fs::lsetxattr(d, MADE, b"", rustix::fs::XattrFlags::empty());
+            }
+            // Another init at the same moment made it.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+    }
+    // A folder above that is a link to a folder, or one made meanwhile.
+    std::fs::create_dir_all(dir)
+}
+
+/// Whether capout made the folder `dir` ([`MADE`]).
+fn made_by_capout(dir: &Path) -> bool {
+    rustix::fs::lgetxattr_query(dir, MADE).is_ok()
+}
+
+/// After an uninstall: the folders on the paths capout wrote that capout
+/// made and that are empty now, removed from the deepest up, never the
+/// home or the project itself nor anything above them.
 fn tidy(cx: &Context, steps: &[Step]) -> Vec<PathBuf> {
     let tops = [&cx.home, &cx.project];
     let mut removed = Vec::new();
@@ -570,7 +600,7 @@ fn tidy(cx: &Context, steps: &[Step]) -> Vec<PathBuf> {
             // Below the home or the project, and neither of them nor above one.
             let below =
                 tops.iter().any(|top| d.starts_with(top)) && !tops.iter().any(|top| top.starts_with(d));
-            if !below || std::fs::remove_dir(d).is_err() {
+            if !below || !made_by_capout(d) || std::fs::remove_dir(d).is_err() {
                 break;
             }
             removed.push(d.to_owned());

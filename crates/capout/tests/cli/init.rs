@@ -677,3 +677,20 @@ fn a_backup_that_is_a_symbolic_link_is_refused_and_left_as_it_is() {
         }
     }
 }
+
+#[test]
+fn uninstall_keeps_the_empty_folders_the_user_had_before() {
+    let home = home();
+    let folders = [".claude", ".codex", ".gemini/policies", ".config/opencode/plugin"];
+    for f in folders {
+        std::fs::create_dir_all(home.path().join(f)).unwrap();
+    }
+    let before = tree(home.path());
+    for harness in HARNESSES {
+        let out = init(home.path(), &[harness, "--mcp"]);
+        assert_eq!(out.status.code(), Some(0), "{harness}: {}", stderr(&out));
+        let out = init(home.path(), &[harness, "--mcp", "--uninstall"]);
+        assert_eq!(out.status.code(), Some(0), "{harness}: {}", stderr(&out));
+        assert_eq!(tree(home.path()), before, "{harness}: {}", stdout(&out));
+    }
+}
