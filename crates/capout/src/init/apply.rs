@@ -451,7 +451,7 @@ fn write_step(step: &Step) -> Result<(), Error> {
         Step::File { path, real, before, after, backup, drop_backup, .. } => {
             if let Some(text) = backup {
                 let mode = std::fs::metadata(real).ok().map(|m| m.permissions().mode());
-                write_atomic(&backup_of(path), text, mode)?;
+                write_atomic(&backup_of(path), text, mode, owner_for(real, true))?;
             }
             match after {
                 Some(text) if Some(text) != before.as_ref() => {
@@ -459,7 +459,7 @@ fn write_step(step: &Step) -> Result<(), Error> {
                         make_dirs(dir).map_err(Error::write("make", dir))?;
                     }
                     let mode = std::fs::metadata(real).ok().map(|m| m.permissions().mode());
-                    write_atomic(real, text, mode)?;
+                    write_atomic(real, text, mode, owner_for(real, true))?;
                 }
                 Some(_) => {}
                 None => match std::fs::remove_file(path) {
@@ -509,16 +509,39 @@ fn writable(step: &Step) -> Result<(), Error> {
     Ok(())
 }
 
+/// Who is to own what capout writes at `path` (`follow`ing a link there,
+/// or not): the file it replaces keeps its owner and group; a new one
+/// that root makes in a folder of another user's (`sudo capout init` with
+/// the user's HOME) gets the folder's, so that the user can still read
+/// and change their own settings. `None`: as the kernel makes it.
+fn owner_for(path: &Path, follow: bool) -> Option<(u32, u32)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = if follow { std::fs::metadata(path) } else { std::fs::symlink_metadata(path) };
+    if let Ok(m) = meta {
+        return Some((m.uid(), m.gid()));
+    }
+    if !rustix::process::geteuid().is_root() {
+        return None;
+    }
+    let folder = path.ancestors().skip(1).find_map(|d| std::fs::metadata(d).ok())?;
+    Some((folder.uid(), folder.gid()))
+}
+
 /// Writes `text` to a temporary file beside `path` and renames it over
-/// `path`, with the mode `mode` (else the one a new file gets): a reader
-/// sees the old file or the new, never half of one.
-fn write_atomic(path: &Path, text: &str, mode: Option<u32>) -> Result<(), Error> {
+/// `path`, with the mode `mode` (else the one a new file gets) and the
+/// `owner` and group (where the process may give them): a reader sees
+/// the old file or the new, never half of one.
+fn write_atomic(path: &Path, text: &str, mode: Option<u32>, owner: Option<(u32, u32)>) -> Result<(), Error> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let fail = Error::write("write", path);
     let result = (|| {
         let mut tmp = tempfile::Builder::new().prefix(".capout-").tempfile_in(dir)?;
         tmp.write_all(text.as_bytes())?;
         let mode = mode.unwrap_or_else(|| 0o666 & !umask());
+        if let Some((uid, gid)) = owner {
+            // Only root may give a file away: for anyone else it is theirs.
+            let _ = std::os::unix::fs::fchown(tmp.as_file(), Some(uid), Some(gid));
+        }
         tmp.as_file().set_permissions(std::fs::Permissions::from_mode(mode))?;
         tmp.as_file().sync_all()?;
         tmp.persist(path).map_err(|e| e.error)?;
@@ -546,6 +569,9 @@ fn link_atomic(path: &Path, target: &Path) -> io::Result<()> {
         let tmp = dir.join(format!(".capout-link-{}-{nanos}-{n}", std::process::id()));
         match std::os::unix::fs::symlink(target, &tmp) {
             Ok(()) => {
+                if let Some((uid, gid)) = owner_for(path, false) {
+                    let _ = std::os::unix::fs::lchown(&tmp, Some(uid), Some(gid));
+                }
                 return std::fs::rename(&tmp, path).inspect_err(|_| {
                     let _ = std::fs::remove_file(&tmp);
                 });
@@ -569,8 +595,12 @@ const MADE: &str = "user.capout.made";
 fn make_dirs(dir: &Path) -> io::Result<()> {
     let missing: Vec<&Path> = dir.ancestors().take_while(|d| std::fs::symlink_metadata(d).is_err()).collect();
     for d in missing.into_iter().rev() {
+        let owner = owner_for(d, false);
         match std::fs::create_dir(d) {
             Ok(()) => {
+                if let Some((uid, gid)) = owner {
+                    let _ = std::os::unix::fs::chown(d, Some(uid), Some(gid));
+                }
                 let _ = rustix::fs::lsetxattr(d, MADE, b"", rustix::fs::XattrFlags::empty());
             }
             // Another init at the same moment made it.

@@ -694,3 +694,37 @@ fn uninstall_keeps_the_empty_folders_the_user_had_before() {
         assert_eq!(tree(home.path()), before, "{harness}: {}", stdout(&out));
     }
 }
+
+#[test]
+fn init_as_root_in_a_users_home_keeps_the_owner_of_every_file_and_folder() {
+    use std::os::unix::fs::MetadataExt;
+    // Only root can write a home that is not its own (`sudo capout init`
+    // with the user's HOME): as anyone else, the case cannot arise.
+    if rustix::process::geteuid().as_raw() != 0 {
+        return;
+    }
+    let home = home();
+    let settings = home.path().join(".claude/settings.json");
+    put(&settings, "{\"a\": 1}\n");
+    std::os::unix::fs::chown(home.path(), Some(1234), Some(5678)).unwrap();
+    std::os::unix::fs::chown(settings.parent().unwrap(), Some(1234), Some(5678)).unwrap();
+    std::os::unix::fs::chown(&settings, Some(1234), Some(5678)).unwrap();
+    for harness in HARNESSES {
+        let out = init(home.path(), &[harness, "--mcp"]);
+        assert_eq!(out.status.code(), Some(0), "{harness}: {}", stderr(&out));
+    }
+    let mut stack = vec![home.path().to_owned()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.ends_with("proj") {
+                continue;
+            }
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            assert_eq!((meta.uid(), meta.gid()), (1234, 5678), "{}", path.display());
+            if meta.is_dir() {
+                stack.push(path);
+            }
+        }
+    }
+}
