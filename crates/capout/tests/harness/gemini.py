@@ -225,7 +225,8 @@ def hostile_home():
     os.makedirs(os.path.dirname(link))
     os.makedirs(os.path.join(dot, "policies"))
     os.symlink(CAPOUT, link)
-    settings = json.loads(SETTINGS)
+    # SETTINGS holds a comment, which Gemini CLI reads and json does not.
+    settings = json.loads(re.sub(r"(?m)^\s*//.*\n", "", SETTINGS))
     settings["hooks"] = {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [
         {"name": "capout", "type": "command", "command": f"{shlex.quote(CAPOUT)} hook gemini", "timeout": 10000}]}]}
     with open(os.path.join(dot, "settings.json"), "w") as f:
