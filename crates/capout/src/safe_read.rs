@@ -22,7 +22,23 @@ pub const MAX_SIZE: u64 = 1 << 20;
 /// [`io::ErrorKind::InvalidData`] that says so (`it is a FIFO, not a
 /// regular file`).
 pub fn read(path: &Path, max: u64) -> io::Result<Vec<u8>> {
-    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    read_with(path, max, OFlags::empty())
+}
+
+/// [`read`], of a file that is no symbolic link itself: one is an error
+/// of kind [`io::ErrorKind::InvalidData`] that says so.
+pub fn read_no_link(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    read_with(path, max, OFlags::NOFOLLOW).map_err(|e| {
+        if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) {
+            invalid("it is a symbolic link".into())
+        } else {
+            e
+        }
+    })
+}
+
+fn read_with(path: &Path, max: u64, more: OFlags) -> io::Result<Vec<u8>> {
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC | more;
     let fd = rustix::fs::open(path, flags, Mode::empty())?;
     let stat = rustix::fs::fstat(&fd)?;
     let what = match FileType::from_raw_mode(stat.st_mode) {
@@ -91,5 +107,18 @@ mod tests {
             "it is a directory, not a regular file"
         );
         assert_eq!(read(&dir.path().join("none"), 1).unwrap_err().kind(), io::ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn read_no_link_refuses_a_link_also_one_to_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("f"), "x").unwrap();
+        for (name, target) in [("to-f", "f"), ("to-none", "none")] {
+            let link = dir.path().join(name);
+            std::os::unix::fs::symlink(target, &link).unwrap();
+            assert_eq!(read_no_link(&link, 9).unwrap_err().to_string(), "it is a symbolic link");
+        }
+        assert_eq!(read_no_link(&dir.path().join("f"), 9).unwrap(), b"x");
+        assert_eq!(read_no_link(&dir.path().join("none"), 9).unwrap_err().kind(), io::ErrorKind::NotFound);
     }
 }

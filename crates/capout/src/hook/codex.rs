@@ -133,6 +133,9 @@ pub fn rewrite(
     if command.trim().is_empty() {
         return Err("codex: left alone: an empty command".into());
     }
+    if command.contains('\0') {
+        return Err("codex: left alone: a NUL byte, which no argument of a command can hold".into());
+    }
     if super::already_wrapped(command) {
         return Err("codex: left alone: the command already runs under capout".into());
     }
@@ -275,7 +278,9 @@ fn heredocs_opened(line: &str) -> Vec<(String, bool)> {
 /// [`crate::safe_read`] reads (a regular file of at most 1 MiB, without
 /// waiting): one that is there but cannot be read so (a FIFO, a link to a
 /// device, a huge file, one that a project carries in git) is `Err`,
-/// since its rules could be about any word.
+/// since its rules could be about any word; so is a `.rules` file that
+/// builds a word (see [`literals`]). A string's escapes are decoded, and
+/// a comment's quotes open no string.
 pub fn rule_words(cwd: &Path) -> Result<Vec<String>, String> {
     let mut dirs: Vec<PathBuf> = Vec::new();
     if let Some(home) = std::env::var_os("CODEX_HOME").filter(|h| !h.is_empty()) {
@@ -299,39 +304,138 @@ pub fn rule_words(cwd: &Path) -> Result<Vec<String>, String> {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(e) => return Err(format!("the rule file {} cannot be read: {e}", file.display())),
             };
-            words.extend(literals(&text).flat_map(|w| {
-                let base = w.rsplit('/').next().unwrap_or(w).to_owned();
-                [w.to_owned(), base]
-            }));
+            let starlark = file.extension().is_some_and(|x| x == "rules");
+            let strings = literals(&text, starlark).map_err(|what| {
+                format!(
+                    "the rule file {} builds a word with {what}, so any command may be one of its rules",
+                    file.display()
+                )
+            })?;
+            for w in strings.iter().flat_map(|s| s.split_whitespace()) {
+                words.push(w.to_owned());
+                words.push(w.rsplit('/').next().unwrap_or(w).to_owned());
+            }
         }
     }
     Ok(words)
 }
 
-/// The contents of the quoted strings in `text` (Starlark or TOML), each
-/// split at blanks.
-fn literals(text: &str) -> impl Iterator<Item = &str> {
-    let mut rest = text;
-    std::iter::from_fn(move || {
-        let start = rest.find(['"', '\''])?;
-        let quote = rest.as_bytes()[start];
-        let body = &rest[start + 1..];
-        let mut end = body.len();
-        let mut escaped = false;
-        for (i, b) in body.bytes().enumerate() {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == quote {
-                end = i;
-                break;
+/// The strings of a rule file, their escapes decoded as Codex decodes
+/// them: Starlark (`.rules`), or with `starlark` false TOML. Codex
+/// evaluates a `.rules` file, so a word of its rules may be built (`"cu" +
+/// "rl"`, an f-string, a method or an index of a string): `Err` says how,
+/// as capout cannot know such a word.
+fn literals(text: &str, starlark: bool) -> Result<Vec<String>, String> {
+    const KEYWORDS: &[&str] = &["in", "not", "and", "or", "if", "elif", "else", "for", "return", "lambda"];
+    let mut out = Vec::new();
+    // Whether what came last ends a value, so that a `[` after it is an
+    // index, not a list.
+    let mut after_value = false;
+    let mut i = 0;
+    while let Some(c) = text[i..].chars().next() {
+        match c {
+            '#' => {
+                i = text[i..].find('\n').map_or(text.len(), |n| i + n);
+                continue;
             }
+            '"' | '\'' => {
+                // The prefix of a string is the letters just before it.
+                let word = text[..i].len()
+                    - text[..i].trim_end_matches(|c: char| c.is_alphanumeric() || c == '_').len();
+                let prefix = text[i - word..i].to_ascii_lowercase();
+                let prefixed = starlark
+                    && !prefix.is_empty()
+                    && prefix.len() <= 2
+                    && prefix.chars().all(|p| "frb".contains(p));
+                if prefixed && prefix.contains('f') {
+                    return Err("an f-string".into());
+                }
+                let raw = if starlark { prefixed && prefix.contains('r') } else { c == '\'' };
+                let quotes = if text[i..].starts_with(&c.to_string().repeat(3)) { 3 } else { 1 };
+                let close = c.to_string().repeat(quotes);
+                let body_start = i + quotes;
+                let mut j = body_start;
+                while j < text.len() && !text[j..].starts_with(&close) {
+                    // A backslash keeps the next character in the string (in
+                    // a raw Starlark string too; a TOML literal string has
+                    // no escapes).
+                    let step = if text[j..].starts_with('\\') && (starlark || !raw) { 2 } else { 1 };
+                    j += text[j..].chars().take(step).map(char::len_utf8).sum::<usize>();
+                }
+                let body = &text[body_start..j.min(text.len())];
+                out.push(if raw { body.to_owned() } else { unescape(body) });
+                i = (j + close.len()).min(text.len());
+                after_value = true;
+                continue;
+            }
+            '+' | '%' | '*' if starlark => return Err(format!("'{c}'")),
+            '.' if starlark && text[i + 1..].starts_with(|c: char| c.is_alphabetic() || c == '_') => {
+                return Err("a method call".into());
+            }
+            '[' if starlark && after_value => return Err("an index or a slice".into()),
+            c if c.is_alphanumeric() || c == '_' => {
+                let len = text[i..].len()
+                    - text[i..].trim_start_matches(|c: char| c.is_alphanumeric() || c == '_').len();
+                after_value = !KEYWORDS.contains(&&text[i..i + len]);
+                i += len;
+                continue;
+            }
+            ')' | ']' | '}' => after_value = true,
+            ' ' | '\t' | '\r' => {}
+            _ => after_value = false,
         }
-        rest = body.get(end + 1..).unwrap_or_default();
-        Some(&body[..end])
-    })
-    .flat_map(str::split_whitespace)
+        i += c.len_utf8();
+    }
+    Ok(out)
+}
+
+/// A string's body with its escapes decoded (Starlark's and TOML's); an
+/// escape that is neither stays as it is.
+fn unescape(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let hex = |chars: &mut std::iter::Peekable<std::str::Chars>, n: usize| {
+            let digits: String = (0..n).map_while(|_| chars.next_if(char::is_ascii_hexdigit)).collect();
+            u32::from_str_radix(&digits, 16).ok().and_then(char::from_u32)
+        };
+        let decoded = match chars.next() {
+            Some('n') => Some('\n'),
+            Some('t') => Some('\t'),
+            Some('r') => Some('\r'),
+            Some('a') => Some('\u{7}'),
+            Some('b') => Some('\u{8}'),
+            Some('f') => Some('\u{c}'),
+            Some('v') => Some('\u{b}'),
+            Some('e') => Some('\u{1b}'),
+            Some('\n') => continue,
+            Some('x') => hex(&mut chars, 2),
+            Some('u') => hex(&mut chars, 4),
+            Some('U') => hex(&mut chars, 8),
+            Some(d @ '0'..='7') => {
+                let mut n = d.to_digit(8).unwrap_or(0);
+                for _ in 0..2 {
+                    match chars.next_if(|c| ('0'..='7').contains(c)) {
+                        Some(d) => n = n * 8 + d.to_digit(8).unwrap_or(0),
+                        None => break,
+                    }
+                }
+                char::from_u32(n)
+            }
+            Some(c @ ('"' | '\'' | '\\')) => Some(c),
+            Some(c) => {
+                out.push('\\');
+                Some(c)
+            }
+            None => Some('\\'),
+        };
+        out.extend(decoded);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -392,6 +496,14 @@ mod tests {
     }
 
     #[test]
+    fn a_command_with_a_nul_byte_is_left_alone() {
+        assert_eq!(
+            rewrite(&with_command("echo a\0b"), "/bin/capout", &none).unwrap_err(),
+            "codex: left alone: a NUL byte, which no argument of a command can hold"
+        );
+    }
+
+    #[test]
     fn bad_json_other_events_and_wrapped_commands_are_left_alone() {
         assert!(
             rewrite("{not json", "/bin/capout", &none).unwrap_err().starts_with("codex: not a hook event: ")
@@ -412,9 +524,67 @@ mod tests {
     fn rule_files_give_their_quoted_words() {
         let text = "# a comment\nprefix_rule(pattern=[\"git\", [\"status\", 'log']], decision=\"allow\", justification=\"read \\\"only\\\"\")\nhost_executable(name=\"rm\", paths=[\"/usr/bin/rm\"])\n";
         assert_eq!(
-            literals(text).collect::<Vec<_>>(),
-            ["git", "status", "log", "allow", "read", "\\\"only\\\"", "rm", "/usr/bin/rm"]
+            literals(text, true).unwrap(),
+            ["git", "status", "log", "allow", "read \"only\"", "rm", "/usr/bin/rm"]
         );
+    }
+
+    /// The words of a project whose one rule file holds `text`.
+    fn words_of_rules(text: &str) -> Result<Vec<String>, String> {
+        let home = tempfile::tempdir().unwrap();
+        let rules = home.path().join("proj/.codex/rules");
+        std::fs::create_dir_all(&rules).unwrap();
+        std::fs::write(rules.join("a.rules"), text).unwrap();
+        rule_words(&home.path().join("proj")).map_err(|e| e.replace(&home.path().display().to_string(), "H"))
+    }
+
+    #[test]
+    fn a_rule_file_that_builds_its_words_leaves_every_command_to_codex() {
+        // Codex reads its rules as Starlark: what a rule is about may be
+        // computed, and capout reads words, not programs.
+        for (text, what) in [
+            ("prefix_rule(pattern=[\"cu\" + \"rl\"], decision=\"forbidden\")", "'+'"),
+            ("prefix_rule(pattern=[\"%s\" % \"curl\"])", "'%'"),
+            ("prefix_rule(pattern=[\"\".join([\"cu\", \"rl\"])])", "a method call"),
+            ("prefix_rule(pattern=[\"CURL\".lower()])", "a method call"),
+            ("a = \"cu\"\nprefix_rule(pattern=[f\"{a}rl\"])", "an f-string"),
+            ("prefix_rule(pattern=[\"xcurl\"[1:]])", "an index or a slice"),
+            ("prefix_rule(pattern=[\"c\" * 1])", "'*'"),
+        ] {
+            assert_eq!(
+                words_of_rules(text),
+                Err(format!(
+                    "the rule file H/proj/.codex/rules/a.rules builds a word with {what}, so any command may be one of its rules"
+                )),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_rule_files_escapes_are_read_as_codex_reads_them() {
+        for text in [
+            "prefix_rule(pattern=[\"\\x63url\"])",
+            "prefix_rule(pattern=[\"\\143url\"])",
+            "prefix_rule(pattern=['\\u0063url'])",
+            "prefix_rule(pattern=[\"\"\"curl\"\"\"])",
+            "prefix_rule(pattern=[r\"curl\"], justification = \"1.5 \\\" # not a comment\")",
+            // An apostrophe in a comment opens no string.
+            "# don't\nprefix_rule(pattern=[\"curl\"], decision = \"forbidden\")\n# won't",
+            "x = 1.5\nfor p in [\"curl\"]:\n    prefix_rule(pattern=[p])",
+        ] {
+            let words = words_of_rules(text).unwrap();
+            assert!(words.iter().any(|w| w == "curl"), "{text}: {words:?}");
+        }
+        let home = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(home.path().join("proj/.codex")).unwrap();
+        std::fs::write(
+            home.path().join("proj/.codex/requirements.toml"),
+            "[rules]\nprefix_rules = [{ pattern = [{ token = \"\\u0063url\" }], decision = \"forbidden\" }]\nx = 1.5 # a.b(\n",
+        )
+        .unwrap();
+        let words = rule_words(&home.path().join("proj")).unwrap();
+        assert!(words.iter().any(|w| w == "curl"), "{words:?}");
     }
 
     #[test]
@@ -465,6 +635,48 @@ mod tests {
             ("echo hi # \n r''m x", "rm"),
         ] {
             assert_eq!(verdict(command).unwrap_err(), leaves(word), "{command:?}");
+        }
+    }
+
+    #[test]
+    fn hostile_commands_never_hide_a_rules_word() {
+        // A word of a rule, or of Codex's own refusals, anywhere: the
+        // command is Codex's.
+        for command in [
+            "env r''m -f victim",
+            "xargs r''m < list",
+            "command r''m x",
+            "builtin exec r''m x",
+            "/usr/bin/env -S 'r''m -f' victim",
+            "echo $(echo $(echo `r''m x`))",
+            "cat <<E\\OF\nrm x\nEOF",
+            "cat <<'E F'\nrm x\nE F",
+            "cat <<EOF;\n`cu''rl x`\nEOF",
+            "cat <<-EOF\n\tcurl x\n\tEOF",
+            "echo a\\\n;c\\\nurl x",
+            "(cu''rl x)",
+            "{ cu''rl x; }",
+            "if true; then cu\\rl x; fi",
+            "f() { cu\"\"rl x; }; f",
+            "x=cu; y=rl; eval \"$x$y\" || curl x",
+            "shopt -s expand_aliases; alias x=cu''rl; x",
+            "nohup su\\do ls &",
+            "time ma''ke",
+            "echo hi > >(cu''rl x)",
+            "[[ $(cu''rl x) ]]",
+            "echo ${y:=$(cu''rl x)}",
+            "$\"r\"m x",
+            &format!("{} ; r''m x", "a".repeat(100_000)),
+        ] {
+            let why = verdict(command).unwrap_err();
+            assert!(why.starts_with("codex: left alone: "), "{command:?}: {why}");
+        }
+        // What Codex cannot read as a word either (an expansion, a
+        // program of another name) gains nothing from capout's rewrite:
+        // Codex's rules never match it, with capout or without.
+        for command in ["find . -delete", "ｒｍ x", "гm x", "r\u{200b}m x", "x=xrm; ${x:1} victim", "{r,}m x"]
+        {
+            assert!(verdict(command).is_ok(), "{command:?}: {:?}", verdict(command));
         }
     }
 

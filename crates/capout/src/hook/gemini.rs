@@ -207,6 +207,9 @@ fn unwrappable(command: &str, input: &Map<String, Value>, link: &str) -> Option<
     if command.trim().is_empty() {
         return Some("an empty command".into());
     }
+    if command.contains('\0') {
+        return Some("a NUL byte, which no argument of a command can hold".into());
+    }
     if !is_plain(link) {
         return Some(format!(
             "the link's path '{link}' would need quotes in the command, which Gemini CLI's policy engine does not see through"
@@ -229,12 +232,52 @@ fn unwrappable(command: &str, input: &Map<String, Value>, link: &str) -> Option<
     if has_job(command) {
         return Some("an `&` job, whose process id Gemini CLI reports and capout would end".into());
     }
-    let plain: String = command.chars().filter(|c| !matches!(c, '\'' | '"' | '\\')).collect();
-    let word = plain
-        .split(|c: char| c.is_whitespace() || ";&|()<>{}=".contains(c))
-        .map(|w| w.rsplit('/').next().unwrap_or(w).to_ascii_lowercase())
-        .find(|w| HEURISTIC_WORDS.contains(&w.trim_end_matches(".exe")));
+    // The words as written, and as the heuristics read them: with every
+    // parameter taken out (shell-quote, given no environment, reads `$x`
+    // and `${x}` as nothing, and skips the character after `$@`).
+    let readings =
+        [command.to_owned(), without_parameters(command, false), without_parameters(command, true)];
+    let word = readings.iter().find_map(|reading| {
+        let plain: String = reading.chars().filter(|c| !matches!(c, '\'' | '"' | '\\')).collect();
+        plain
+            .split(|c: char| c.is_whitespace() || ";&|()<>{}=".contains(c))
+            .map(|w| w.rsplit('/').next().unwrap_or(w).to_ascii_lowercase())
+            .find(|w| HEURISTIC_WORDS.contains(&w.trim_end_matches(".exe")))
+    });
     word.map(|w| format!("'{w}', on which Gemini CLI decides by heuristics of the command as written"))
+}
+
+/// `command` without its parameters: `${...}`, `$NAME` and `$` with one
+/// of `*@#?$!_-`, and with `skip` the character after such a `$@` too.
+fn without_parameters(command: &str, skip: bool) -> String {
+    let mut out = String::with_capacity(command.len());
+    let mut chars = command.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '$' {
+            out.push(c);
+            continue;
+        }
+        match chars.peek() {
+            Some('{') => {
+                for c in chars.by_ref() {
+                    if c == '}' {
+                        break;
+                    }
+                }
+            }
+            Some(c) if "*@#?$!_-".contains(*c) => {
+                chars.next();
+                if skip {
+                    chars.next();
+                }
+            }
+            Some(c) if c.is_ascii_alphanumeric() || *c == '_' => {
+                while chars.next_if(|c| c.is_ascii_alphanumeric() || *c == '_').is_some() {}
+            }
+            _ => out.push('$'),
+        }
+    }
+    out
 }
 
 /// Whether `command` holds an `&` that starts a job (not `&&`, `>&`,
@@ -308,6 +351,40 @@ mod tests {
         ] {
             assert!(rewrite(&event(input), LINK).unwrap_err().starts_with("left alone: "), "{input}");
         }
+    }
+
+    #[test]
+    fn a_word_that_a_parameter_splits_is_the_word_gemini_clis_heuristics_see() {
+        // Gemini CLI's heuristics read the command with every `$NAME` and
+        // `${...}` taken out (shell-quote, with no environment): `r${x}m`
+        // is `rm` to them, as to bash when x is not set.
+        for (command, word) in [
+            ("r${x}m -f victim", "rm"),
+            ("r\"$x\"m -f victim", "rm"),
+            ("r$xyz\"\"m -f victim", "rm"),
+            ("g${HOME#/}it status", "git"),
+            ("su${1}do ls", "sudo"),
+            ("r$@xm -f victim", "rm"),
+            ("fi$_xnd . -delete", "find"),
+        ] {
+            let input = serde_json::json!({ "command": command }).to_string();
+            assert_eq!(
+                rewrite(&event(&input), LINK).unwrap_err(),
+                format!(
+                    "left alone: '{word}', on which Gemini CLI decides by heuristics of the command as written"
+                ),
+                "{command}"
+            );
+        }
+        assert!(rewrite(&event(r#"{"command":"echo \"$HOME/x\" ${PWD}"}"#), LINK).is_ok());
+    }
+
+    #[test]
+    fn a_command_with_a_nul_byte_is_left_alone() {
+        assert_eq!(
+            rewrite(&event(r#"{"command":"echo a\u0000b"}"#), LINK).unwrap_err(),
+            "left alone: a NUL byte, which no argument of a command can hold"
+        );
     }
 
     #[test]

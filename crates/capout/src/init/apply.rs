@@ -183,6 +183,24 @@ fn read(path: &Path) -> Result<Option<String>, Error> {
     }
 }
 
+/// Reads capout's backup at `path`, which capout writes as a file of its
+/// own: a symbolic link there (to a file or to nothing) is not capout's,
+/// and is neither read nor written over.
+fn read_backup(path: &Path) -> Result<Option<String>, Error> {
+    let bytes = match crate::safe_read::read_no_link(path, crate::safe_read::MAX_SIZE) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(_) if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) => {
+            return Err(Error::NotOurs(path.to_owned()));
+        }
+        Err(source) => return Err(Error::Read { path: path.to_owned(), source }),
+    };
+    String::from_utf8(bytes).map(Some).map_err(|_| Error::Read {
+        path: path.to_owned(),
+        source: io::Error::new(io::ErrorKind::InvalidData, "it is not valid UTF-8"),
+    })
+}
+
 /// Where `path` leads through symbolic links (itself when it is none;
 /// a link to nothing leads to the file it names).
 fn resolve(path: &Path) -> PathBuf {
@@ -264,7 +282,7 @@ fn prepare(cx: &Context, change: &Change) -> Result<Step, Error> {
             let backup_path = backup_of(path);
             inside(cx, &backup_path)?;
             let before = read(path)?;
-            let backup = read(&backup_path)?;
+            let backup = read_backup(&backup_path)?;
             if uninstall {
                 uninstall_merge(path, before, backup.as_deref(), entries)
             } else {
@@ -433,15 +451,15 @@ fn write_step(step: &Step) -> Result<(), Error> {
         Step::File { path, real, before, after, backup, drop_backup, .. } => {
             if let Some(text) = backup {
                 let mode = std::fs::metadata(real).ok().map(|m| m.permissions().mode());
-                write_atomic(&backup_of(path), text, mode)?;
+                write_atomic(&backup_of(path), text, mode, owner_for(real, true))?;
             }
             match after {
                 Some(text) if Some(text) != before.as_ref() => {
                     if let Some(dir) = real.parent() {
-                        std::fs::create_dir_all(dir).map_err(Error::write("make", dir))?;
+                        make_dirs(dir).map_err(Error::write("make", dir))?;
                     }
                     let mode = std::fs::metadata(real).ok().map(|m| m.permissions().mode());
-                    write_atomic(real, text, mode)?;
+                    write_atomic(real, text, mode, owner_for(real, true))?;
                 }
                 Some(_) => {}
                 None => match std::fs::remove_file(path) {
@@ -464,7 +482,7 @@ fn write_step(step: &Step) -> Result<(), Error> {
         }
         Step::Link { path, make: Some(target), .. } => {
             if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir).map_err(Error::write("make", dir))?;
+                make_dirs(dir).map_err(Error::write("make", dir))?;
             }
             link_atomic(path, target).map_err(Error::write("make the link", path))
         }
@@ -491,16 +509,39 @@ fn writable(step: &Step) -> Result<(), Error> {
     Ok(())
 }
 
+/// Who is to own what capout writes at `path` (`follow`ing a link there,
+/// or not): the file it replaces keeps its owner and group; a new one
+/// that root makes in a folder of another user's (`sudo capout init` with
+/// the user's HOME) gets the folder's, so that the user can still read
+/// and change their own settings. `None`: as the kernel makes it.
+fn owner_for(path: &Path, follow: bool) -> Option<(u32, u32)> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = if follow { std::fs::metadata(path) } else { std::fs::symlink_metadata(path) };
+    if let Ok(m) = meta {
+        return Some((m.uid(), m.gid()));
+    }
+    if !rustix::process::geteuid().is_root() {
+        return None;
+    }
+    let folder = path.ancestors().skip(1).find_map(|d| std::fs::metadata(d).ok())?;
+    Some((folder.uid(), folder.gid()))
+}
+
 /// Writes `text` to a temporary file beside `path` and renames it over
-/// `path`, with the mode `mode` (else the one a new file gets): a reader
-/// sees the old file or the new, never half of one.
-fn write_atomic(path: &Path, text: &str, mode: Option<u32>) -> Result<(), Error> {
+/// `path`, with the mode `mode` (else the one a new file gets) and the
+/// `owner` and group (where the process may give them): a reader sees
+/// the old file or the new, never half of one.
+fn write_atomic(path: &Path, text: &str, mode: Option<u32>, owner: Option<(u32, u32)>) -> Result<(), Error> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let fail = Error::write("write", path);
     let result = (|| {
         let mut tmp = tempfile::Builder::new().prefix(".capout-").tempfile_in(dir)?;
         tmp.write_all(text.as_bytes())?;
         let mode = mode.unwrap_or_else(|| 0o666 & !umask());
+        if let Some((uid, gid)) = owner {
+            // Only root may give a file away: for anyone else it is theirs.
+            let _ = std::os::unix::fs::fchown(tmp.as_file(), Some(uid), Some(gid));
+        }
         tmp.as_file().set_permissions(std::fs::Permissions::from_mode(mode))?;
         tmp.as_file().sync_all()?;
         tmp.persist(path).map_err(|e| e.error)?;
@@ -528,6 +569,9 @@ fn link_atomic(path: &Path, target: &Path) -> io::Result<()> {
         let tmp = dir.join(format!(".capout-link-{}-{nanos}-{n}", std::process::id()));
         match std::os::unix::fs::symlink(target, &tmp) {
             Ok(()) => {
+                if let Some((uid, gid)) = owner_for(path, false) {
+                    let _ = std::os::unix::fs::lchown(&tmp, Some(uid), Some(gid));
+                }
                 return std::fs::rename(&tmp, path).inspect_err(|_| {
                     let _ = std::fs::remove_file(&tmp);
                 });
@@ -539,9 +583,43 @@ fn link_atomic(path: &Path, target: &Path) -> io::Result<()> {
     Err(io::Error::new(io::ErrorKind::AlreadyExists, "no free temporary name for the link"))
 }
 
-/// After an uninstall: the folders on the paths capout wrote that are
-/// empty now, removed from the deepest up, never the home or the project
-/// itself nor anything above them.
+/// The extended attribute that marks a folder capout made: the uninstall
+/// removes such a folder once it is empty, and no other (an empty folder
+/// of the user's stays). It leaves no file behind, and a team's
+/// repository never holds it; where the file system keeps no such
+/// attributes, the folders capout made stay after an uninstall.
+const MADE: &str = "user.capout.made";
+
+/// Makes `dir` and the folders above it that are missing, each marked as
+/// capout's ([`MADE`]).
+fn make_dirs(dir: &Path) -> io::Result<()> {
+    let missing: Vec<&Path> = dir.ancestors().take_while(|d| std::fs::symlink_metadata(d).is_err()).collect();
+    for d in missing.into_iter().rev() {
+        let owner = owner_for(d, false);
+        match std::fs::create_dir(d) {
+            Ok(()) => {
+                if let Some((uid, gid)) = owner {
+                    let _ = std::os::unix::fs::chown(d, Some(uid), Some(gid));
+                }
+                let _ = rustix::fs::lsetxattr(d, MADE, b"", rustix::fs::XattrFlags::empty());
+            }
+            // Another init at the same moment made it.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+    }
+    // A folder above that is a link to a folder, or one made meanwhile.
+    std::fs::create_dir_all(dir)
+}
+
+/// Whether capout made the folder `dir` ([`MADE`]).
+fn made_by_capout(dir: &Path) -> bool {
+    rustix::fs::lgetxattr_query(dir, MADE).is_ok()
+}
+
+/// After an uninstall: the folders on the paths capout wrote that capout
+/// made and that are empty now, removed from the deepest up, never the
+/// home or the project itself nor anything above them.
 fn tidy(cx: &Context, steps: &[Step]) -> Vec<PathBuf> {
     let tops = [&cx.home, &cx.project];
     let mut removed = Vec::new();
@@ -552,7 +630,7 @@ fn tidy(cx: &Context, steps: &[Step]) -> Vec<PathBuf> {
             // Below the home or the project, and neither of them nor above one.
             let below =
                 tops.iter().any(|top| d.starts_with(top)) && !tops.iter().any(|top| top.starts_with(d));
-            if !below || std::fs::remove_dir(d).is_err() {
+            if !below || !made_by_capout(d) || std::fs::remove_dir(d).is_err() {
                 break;
             }
             removed.push(d.to_owned());

@@ -21,6 +21,9 @@ use super::{Entry, Kind};
 /// Why a file cannot be edited: said after the file's path.
 pub type Why = String;
 
+/// The byte order mark.
+const BOM: char = '\u{feff}';
+
 /// How deep values may nest: a hostile file is an error, not a stack
 /// overflow.
 const MAX_DEPTH: usize = 256;
@@ -230,6 +233,10 @@ impl Parser<'_> {
         if whole == i {
             return Err(self.error("a number without digits"));
         }
+        // JSON has no `01`: a reader would refuse the file.
+        if b[i] == b'0' && whole > i + 1 {
+            return Err(self.error("a number with a leading zero"));
+        }
         i = whole;
         if b.get(i) == Some(&b'.') {
             let frac = digits(i + 1);
@@ -272,30 +279,41 @@ impl Parser<'_> {
                 self.at += 1;
                 return Ok(out);
             }
-            let escape = self.bytes().get(self.at + 1).copied();
-            self.at += 2;
-            match escape {
-                Some(b'"') => out.push('"'),
-                Some(b'\\') => out.push('\\'),
-                Some(b'/') => out.push('/'),
-                Some(b'b') => out.push('\u{8}'),
-                Some(b'f') => out.push('\u{c}'),
-                Some(b'n') => out.push('\n'),
-                Some(b'r') => out.push('\r'),
-                Some(b't') => out.push('\t'),
+            // Past the backslash alone: what follows it may be a character
+            // of several bytes, which no escape is.
+            self.at += 1;
+            let decoded = match self.bytes().get(self.at) {
+                Some(b'"') => '"',
+                Some(b'\\') => '\\',
+                Some(b'/') => '/',
+                Some(b'b') => '\u{8}',
+                Some(b'f') => '\u{c}',
+                Some(b'n') => '\n',
+                Some(b'r') => '\r',
+                Some(b't') => '\t',
                 Some(b'u') => {
+                    self.at += 1;
                     let unit = self.hex4()?;
-                    let c = if (0xd800..0xdc00).contains(&unit) && self.text[self.at..].starts_with("\\u") {
-                        self.at += 2;
-                        let low = self.hex4()?;
-                        char::from_u32(0x10000 + ((unit - 0xd800) << 10) + (low.wrapping_sub(0xdc00) & 0x3ff))
-                    } else {
-                        char::from_u32(unit)
+                    // A high surrogate pairs with a low one after it; alone,
+                    // either is U+FFFD, and what follows is read as it is.
+                    let next = self.text[self.at..].strip_prefix("\\u").and_then(|rest| rest.get(..4));
+                    let low = next
+                        .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+                        .filter(|low| (0xd800..0xdc00).contains(&unit) && (0xdc00..0xe000).contains(low));
+                    let c = match low {
+                        Some(low) => {
+                            self.at += 6;
+                            char::from_u32(0x10000 + ((unit - 0xd800) << 10) + (low - 0xdc00))
+                        }
+                        None => char::from_u32(unit),
                     };
                     out.push(c.unwrap_or('\u{fffd}'));
+                    continue;
                 }
                 _ => return Err(self.error("an unknown escape in a string")),
-            }
+            };
+            self.at += 1;
+            out.push(decoded);
         }
     }
 
@@ -310,7 +328,8 @@ impl Parser<'_> {
 /// The file's one value (an object), or `None` for a file of blanks and
 /// comments alone.
 fn parse(text: &str) -> Result<Option<Node>, Why> {
-    let mut p = Parser { text, at: 0 };
+    // A byte order mark, which some editors write first, is kept as it is.
+    let mut p = Parser { text, at: if text.starts_with(BOM) { BOM.len_utf8() } else { 0 } };
     p.blank()?;
     if p.at == text.len() {
         return Ok(None);
@@ -443,7 +462,9 @@ fn insert(text: &str, node: &Node, key: Option<&str>, value: &Value) -> String {
             // The user's own spacing after a comma, if there is one to see.
             let gap = if let Some(&second) = starts.get(1) {
                 let between = &text[ends[0]..second];
-                between[between.find(',').map_or(0, |n| n + 1)..].to_owned()
+                let after = between.find(',').map_or(between.len(), |n| n + 1);
+                // Its blanks alone: a comment there is the user's, said once.
+                text[ends[0] + after..blanks_after(text, ends[0] + after)].to_owned()
             } else {
                 // One member: the spacing after its colon.
                 match &node.kind {
@@ -458,7 +479,9 @@ fn insert(text: &str, node: &Node, key: Option<&str>, value: &Value) -> String {
             splice(text, last..last, &format!(",{gap}{item}"))
         }
     } else {
-        let multiline = text.contains('\n') || container.contains('\n');
+        // `{}` in a file over lines is laid out over lines; one with
+        // anything between its brackets keeps that where it is.
+        let multiline = container.contains('\n') || container.len() == 2 && text.contains('\n');
         let open = node.span.start + 1;
         if multiline {
             let indent = format!("{own}{}", style.unit);
@@ -473,7 +496,8 @@ fn insert(text: &str, node: &Node, key: Option<&str>, value: &Value) -> String {
 }
 
 /// The text with the `n`th item of the container `node` cut out, with
-/// its comma; a container left with nothing but blanks becomes `{}` or `[]`.
+/// its comma and the blanks that [`insert`] put around it; every comment
+/// stays, wherever it is (one inside the item stays where the item was).
 fn cut(text: &str, node: &Node, n: usize) -> String {
     let spans: Vec<Range<usize>> = match &node.kind {
         Shape::Object(m) => m.iter().map(|m| m.start..m.value.span.end).collect(),
@@ -481,6 +505,7 @@ fn cut(text: &str, node: &Node, n: usize) -> String {
         _ => return text.to_owned(),
     };
     let this = spans[n].clone();
+    let kept = comments_in(text, this.clone());
     let comma_after = |end: usize| {
         // The comma after an item, past blanks and comments.
         let mut p = Parser { text, at: end };
@@ -488,19 +513,112 @@ fn cut(text: &str, node: &Node, n: usize) -> String {
         (text.as_bytes().get(p.at) == Some(&b',')).then_some(p.at)
     };
     if n > 0 {
-        let comma = comma_after(spans[n - 1].end).unwrap_or(spans[n - 1].end);
-        splice(text, comma..this.end, "")
-    } else if spans.len() > 1 {
-        splice(text, this.start..spans[1].start, "")
-    } else {
-        let end = comma_after(this.end).map_or(this.end, |c| c + 1);
-        let cut = splice(text, this.start..end, "");
-        let inner = node.span.start + 1..node.span.end - 1 - (end - this.start);
-        if cut[inner.clone()].trim().is_empty() {
-            return splice(&cut, inner, "");
-        }
-        cut
+        // The comma after the item before, and the item with the blanks
+        // before it.
+        let prev = spans[n - 1].end;
+        let comma = comma_after(prev).unwrap_or(prev);
+        let start = blanks_before(text, comma + 1, this.start);
+        return splice_out(text, &[(comma..comma + 1, ""), (start..this.end, &kept)]);
     }
+    if spans.len() > 1 {
+        // The item, its comma and the blanks after the comma.
+        let comma = comma_after(this.end).unwrap_or(this.end);
+        let next = blanks_after(text, comma + 1).min(spans[1].start);
+        return splice_out(text, &[(this.start..this.end, &kept), (comma..next, "")]);
+    }
+    // The one item: with the blanks before it and its comma, if it has one.
+    let open = node.span.start + 1;
+    let start = blanks_before(text, open, this.start);
+    let mut ranges = vec![(start..this.end, kept.as_str())];
+    if let Some(comma) = comma_after(this.end) {
+        ranges.push((comma..comma + 1, ""));
+    }
+    let removed: usize = ranges.iter().map(|(r, with)| r.len() - with.len()).sum();
+    let out = splice_out(text, &ranges);
+    // A `{}` in a file over lines got its closing bracket on a line of its
+    // own (see `insert`): that line goes too. (So an empty object of the
+    // user's with just that line in it comes back as `{}`, when no backup
+    // gives the file back as it was.)
+    let close = node.span.end - 1 - removed;
+    let added = format!("{}{}", Style::of(text).newline, indent_at(text, node.span.start));
+    if out[open..close] == added { splice(&out, open..close, "") } else { out }
+}
+
+/// `text` with each range (in order, apart) replaced by its text.
+fn splice_out(text: &str, ranges: &[(Range<usize>, &str)]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (r, with) in ranges {
+        out.push_str(&text[at..r.start]);
+        out.push_str(with);
+        at = r.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// The comments between the tokens in `range` (none in its strings), each
+/// as written, a `//` comment with the newline that ends it.
+fn comments_in(text: &str, range: Range<usize>) -> String {
+    let b = text.as_bytes();
+    let mut out = String::new();
+    let mut i = range.start;
+    while i < range.end {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < range.end && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                let end = memchr::memchr(b'\n', &b[i..range.end]).map_or(range.end, |n| i + n + 1);
+                out.push_str(&text[i..end]);
+                i = end;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let end =
+                    memchr::memmem::find(&b[i + 2..range.end], b"*/").map_or(range.end, |n| i + 2 + n + 2);
+                out.push_str(&text[i..end]);
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// Where the blanks just before `at` start, `floor` at the earliest: after
+/// the last comment between them (and after the newline that ends a `//`
+/// comment, which must stay).
+fn blanks_before(text: &str, floor: usize, at: usize) -> usize {
+    let b = text.as_bytes();
+    let mut start = floor;
+    let mut i = floor;
+    while i < at {
+        match b[i] {
+            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                i = memchr::memchr(b'\n', &b[i..at]).map_or(at, |n| i + n + 1);
+                start = i;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                i = memchr::memmem::find(&b[i + 2..at], b"*/").map_or(at, |n| i + 2 + n + 2);
+                start = i;
+            }
+            _ => {
+                i += 1;
+                start = i;
+            }
+        }
+    }
+    start
+}
+
+/// Where the blanks (not comments) that start at `from` end.
+fn blanks_after(text: &str, from: usize) -> usize {
+    from + text[from..].len() - text[from..].trim_start_matches([' ', '\t', '\n', '\r']).len()
 }
 
 /// Follows `keys` from the root: the node there, if there is one.
@@ -526,10 +644,11 @@ fn ours(list: &Node, is_ours: fn(&str) -> bool) -> Vec<usize> {
 pub fn install(before: Option<&str>, entries: &[Entry]) -> Result<String, Why> {
     let mut text = before.unwrap_or_default().to_owned();
     if parse(&text)?.is_none() {
-        // A file of blanks and comments: an object after them.
-        let kept = text.trim_end().to_owned();
-        let nl = if kept.is_empty() { "" } else { "\n" };
-        text = format!("{kept}{nl}{{}}\n");
+        // A file of blanks and comments: an object after them, on a line
+        // of its own.
+        let nl = Style::of(&text).newline;
+        let apart = if text.trim_start_matches(BOM).is_empty() || text.ends_with('\n') { "" } else { nl };
+        text = format!("{text}{apart}{{}}{nl}");
     }
     for entry in entries {
         text = install_one(&text, entry)?;
@@ -609,7 +728,10 @@ fn install_one(text: &str, entry: &Entry) -> Result<String, Why> {
             // A value over lines stays over lines; one on a line stays on it.
             let scalar = !matches!(node.kind, Shape::Object(_) | Shape::Array(_));
             let multiline = text[node.span.clone()].contains('\n') || scalar && text.contains('\n');
-            Ok(splice(text, node.span.clone(), &render(&entry.value, &style, indent, multiline)))
+            // A comment in the old value stays, before the new one.
+            let kept = comments_in(text, node.span.clone());
+            let value = render(&entry.value, &style, indent, multiline);
+            Ok(splice(text, node.span.clone(), &format!("{kept}{value}")))
         }
     }
 }
@@ -652,14 +774,28 @@ pub fn remove(
                 taken.push(format!("capout's hook in {}", keys.join(".")));
             }
             Kind::Key | Kind::Guarded(_) => {
-                let Some(member) = parent.get(last) else { continue };
-                if let Kind::Guarded(is_ours) = entry.kind
-                    && !matches!(&member.value.kind, Shape::Str(s) if is_ours(s))
-                {
+                // Every member of the name (a reader takes the last of
+                // several, so an earlier one would take capout's place).
+                let mine: Vec<usize> = (0..parent.members().len())
+                    .filter(|&i| {
+                        let m = &parent.members()[i];
+                        m.key == *last
+                            && match entry.kind {
+                                Kind::Guarded(is_ours) => {
+                                    matches!(&m.value.kind, Shape::Str(s) if is_ours(s))
+                                }
+                                _ => true,
+                            }
+                    })
+                    .collect();
+                if mine.is_empty() {
                     continue;
                 }
-                let n = parent.members().iter().rposition(|m| m.key == *last).unwrap_or(0);
-                text = cut(&text, parent, n);
+                for &i in mine.iter().rev() {
+                    let now = parse(&text)?.ok_or("not a JSON object")?;
+                    let parent = find(&now, parents).ok_or("the object went missing")?;
+                    text = cut(&text, parent, i);
+                }
                 taken.push(keys.join("."));
             }
         }
@@ -698,6 +834,9 @@ pub fn is_empty_object(text: &str) -> bool {
         && !text.contains("//")
         && !text.contains("/*")
 }
+
+#[cfg(test)]
+mod props;
 
 #[cfg(test)]
 mod tests {
@@ -835,6 +974,134 @@ mod tests {
         assert!(check("{\"a\": \"\\ud800\"}").is_ok());
         let e = key(&["a", "b"], json!(1));
         assert_eq!(install(Some("{\"a\": 3}"), &[e]).unwrap_err(), "'a' is not an object");
+    }
+
+    #[test]
+    fn a_backslash_before_a_character_outside_ascii_is_an_error_not_a_panic() {
+        assert_eq!(
+            check("{\"a\": \"\\é\"}").unwrap_err(),
+            "an unknown escape in a string at line 1 column 9"
+        );
+        assert_eq!(check("{\"\\😀\": 1}").unwrap_err(), "an unknown escape in a string at line 1 column 4");
+        assert_eq!(check("{\"a\": \"\\").unwrap_err(), "an unknown escape in a string at line 1 column 9");
+    }
+
+    #[test]
+    fn a_number_with_a_leading_zero_is_refused() {
+        assert_eq!(check("{\"a\": 0001}").unwrap_err(), "a number with a leading zero at line 1 column 7");
+        assert_eq!(check("{\"a\": [-01.5]}").unwrap_err(), "a number with a leading zero at line 1 column 8");
+        assert!(check("{\"a\": [0, -0, 0.01, 0e5, 10]}").is_ok());
+    }
+
+    #[test]
+    fn a_comment_beside_capouts_entry_stays_when_the_entry_is_taken_out() {
+        let e = key(&["env", "K"], json!("v"));
+        let kept = |k: &[String]| k == ["env"];
+        for (before, after) in [
+            ("{\"env\": {\"K\": \"v\", /* next */ \"x\": 1}}", "{\"env\": {/* next */ \"x\": 1}}"),
+            ("{\"env\": {\"x\": 1, /* capout's */ \"K\": \"v\"}}", "{\"env\": {\"x\": 1 /* capout's */}}"),
+            ("{\"env\": {\"x\": 1, // capout's\n  \"K\": \"v\"\n}}", "{\"env\": {\"x\": 1 // capout's\n\n}}"),
+            ("{\"env\": {\"K\": \"v\" /* mine */, }}", "{\"env\": { /* mine */ }}"),
+            ("{\"env\": {\"K\": \"v\" // mine\n, \"x\": 1}}", "{\"env\": { // mine\n\"x\": 1}}"),
+        ] {
+            assert_eq!(remove(before, std::slice::from_ref(&e), &kept).unwrap().0, after, "{before}");
+        }
+    }
+
+    #[test]
+    fn the_blanks_of_an_empty_object_of_the_users_come_back() {
+        let e = key(&["env", "K"], json!("v"));
+        let kept = |k: &[String]| k == ["env"];
+        for before in [
+            "{\"env\": { }}",
+            "{\"env\": {/* c */}}",
+            "{\n  \"env\": { }\n}\n",
+            "{\n  \"env\": { // c\n  }\n}\n",
+            "{\r\n\t\"env\": {\t}\r\n}",
+            "{\n  \"env\": {}\n}\n",
+        ] {
+            let after = install(Some(before), std::slice::from_ref(&e)).unwrap();
+            assert_eq!(remove(&after, std::slice::from_ref(&e), &kept).unwrap().0, before, "{after}");
+        }
+    }
+
+    #[test]
+    fn the_spacing_of_a_new_member_holds_no_comment_of_the_users() {
+        let e = key(&["K"], json!(1));
+        let after = install(Some("{\"a\": 1, /* x */ \"b\": 2}"), std::slice::from_ref(&e)).unwrap();
+        assert_eq!(after, "{\"a\": 1, /* x */ \"b\": 2, \"K\": 1}");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_kept() {
+        let e = key(&["k"], json!(true));
+        let before = "\u{feff}{\"a\": 1}\n";
+        let after = install(Some(before), std::slice::from_ref(&e)).unwrap();
+        assert_eq!(after, "\u{feff}{\"a\": 1, \"k\": true}\n");
+        assert_eq!(remove(&after, std::slice::from_ref(&e), &none).unwrap().0, before);
+        assert_eq!(
+            install(Some("\u{feff}"), std::slice::from_ref(&e)).unwrap(),
+            "\u{feff}{\n  \"k\": true\n}\n"
+        );
+        assert_eq!(check("{}\u{feff}").unwrap_err(), "more after the value at line 1 column 3");
+    }
+
+    #[test]
+    fn a_file_of_comments_keeps_its_blank_lines_and_its_line_ends() {
+        let e = key(&["k"], json!(true));
+        assert_eq!(
+            install(Some("// mine\r\n\r\n"), std::slice::from_ref(&e)).unwrap(),
+            "// mine\r\n\r\n{\r\n  \"k\": true\r\n}\r\n"
+        );
+        assert_eq!(
+            install(Some("/* mine */"), std::slice::from_ref(&e)).unwrap(),
+            "/* mine */\n{\n  \"k\": true\n}\n"
+        );
+        assert_eq!(
+            install(Some("// mine"), std::slice::from_ref(&e)).unwrap(),
+            "// mine\n{\n  \"k\": true\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_comment_inside_capouts_entry_stays_when_it_is_replaced_or_taken_out() {
+        let e = key(&["mcp", "capout"], json!({"command": "/new/capout"}));
+        let kept = |k: &[String]| k == ["mcp"];
+        let before = "{\"mcp\": {\"capout\" /* mine */: {\"command\": \"/old/capout\" // moved\n}}}";
+        let after = install(Some(before), std::slice::from_ref(&e)).unwrap();
+        assert_eq!(
+            after,
+            "{\"mcp\": {\"capout\" /* mine */: // moved\n{\n  \"command\": \"/new/capout\"\n}}}"
+        );
+        assert_eq!(
+            remove(&after, std::slice::from_ref(&e), &kept).unwrap().0,
+            "{\"mcp\": {/* mine */// moved\n}}"
+        );
+    }
+
+    #[test]
+    fn an_empty_object_over_lines_comes_back_as_it_was() {
+        let e = key(&["K"], json!("v"));
+        for before in ["{\n }", "{\n\n}\n", "{\r\n\t\r\n}"] {
+            let after = install(Some(before), std::slice::from_ref(&e)).unwrap();
+            assert_eq!(remove(&after, std::slice::from_ref(&e), &none).unwrap().0, before, "{after:?}");
+        }
+    }
+
+    #[test]
+    fn every_member_of_capouts_name_is_taken_out() {
+        let e = key(&["mcp", "capout"], json!(1));
+        let kept = |k: &[String]| k == ["mcp"];
+        let (after, taken) =
+            remove("{\"mcp\": {\"capout\": 1, \"x\": 0, \"capout\": 2}}", &[e], &kept).unwrap();
+        assert_eq!((after.as_str(), taken), ("{\"mcp\": {\"x\": 0}}", vec!["mcp.capout".to_owned()]));
+    }
+
+    #[test]
+    fn a_lone_surrogate_leaves_the_escape_after_it_as_it_is() {
+        assert!(has("{\"\\ud800\\u0041\": 1}", &["\u{fffd}A".to_owned()]));
+        assert!(has("{\"\\ud83d\\ude00\\udc00\": 1}", &["😀\u{fffd}".to_owned()]));
+        assert!(has("{\"\\ud800\\ud83d\\ude00\": 1}", &["\u{fffd}😀".to_owned()]));
     }
 
     #[test]

@@ -67,7 +67,43 @@ pub fn install(before: Option<&str>, entries: &[Entry]) -> Result<String, Why> {
             table.insert(last, new);
         }
     }
-    Ok(doc.to_string())
+    Ok(keep_bytes(before.unwrap_or_default(), &doc.to_string()))
+}
+
+/// `edited` (what `toml_edit` wrote of `original`, changed) with every
+/// line it left as it was taken from `original` as it is there:
+/// `toml_edit` writes each line end as `\n` and leaves out a byte order
+/// mark, and the user's `\r\n` and mark stay. A new line ends as most
+/// of the file's do.
+fn keep_bytes(original: &str, edited: &str) -> String {
+    let body = original.strip_prefix('\u{feff}').unwrap_or(original);
+    let normalized = body.replace("\r\n", "\n");
+    let lines: Vec<&str> = body.split_inclusive('\n').collect();
+    let crlf = body.matches("\r\n").count();
+    let nl = if crlf * 2 > body.matches('\n').count() { "\r\n" } else { "\n" };
+    let mut out = String::with_capacity(edited.len() + lines.len());
+    out.push_str(&original[..original.len() - body.len()]);
+    // (Its `\r\n` in a multi-line string it keeps: they are compared as
+    // `\n` too.)
+    let edited = edited.replace("\r\n", "\n");
+    let diff = similar::TextDiff::from_lines(normalized.as_str(), edited.as_str());
+    for change in diff.iter_all_changes() {
+        match (change.tag(), change.old_index()) {
+            (similar::ChangeTag::Equal, Some(i)) if i < lines.len() => out.push_str(lines[i]),
+            (similar::ChangeTag::Delete, _) => {}
+            _ => {
+                let line = change.value();
+                match line.strip_suffix('\n') {
+                    Some(text) => {
+                        out.push_str(text);
+                        out.push_str(nl);
+                    }
+                    None => out.push_str(line),
+                }
+            }
+        }
+    }
+    out
 }
 
 /// What taking capout's entries out of `before` gives: the text and the
@@ -88,7 +124,7 @@ pub fn remove(
     if taken.is_empty() {
         return Ok((before.to_owned(), taken));
     }
-    Ok((doc.to_string(), taken))
+    Ok((keep_bytes(before, &doc.to_string()), taken))
 }
 
 fn remove_path(
@@ -161,6 +197,28 @@ mod tests {
         );
         assert_eq!(remove(&install(None, &[edit()]).unwrap(), &[edit()], &none).unwrap().0, "");
         assert_eq!(remove(BEFORE, &[edit()], &none).unwrap(), (BEFORE.to_owned(), Vec::new()));
+    }
+
+    #[test]
+    fn line_ends_of_crlf_and_a_byte_order_mark_are_kept() {
+        for before in [
+            "# mine\r\nmodel = \"o3\"\r\n\r\n[tui]\r\ntheme = \"dark\" # kept\r\n",
+            "\u{feff}model = 1\n",
+            "\u{feff}a = 1\r\nb = \"\"\"x\r\ny\"\"\"\nc = 2\r\n",
+        ] {
+            let after = install(Some(before), &[edit()]).unwrap();
+            assert!(after.starts_with(&before[..before.len() - 1]), "{after:?}");
+            if before.contains("\r\n") {
+                assert!(
+                    after.ends_with(
+                        "[mcp_servers.capout]\r\ncommand = \"/bin/capout\"\r\nargs = [\"--mcp\"]\r\n"
+                    ),
+                    "{after:?}"
+                );
+            }
+            assert_eq!(install(Some(&after), &[edit()]).unwrap(), after);
+            assert_eq!(remove(&after, &[edit()], &none).unwrap().0, before, "{after:?}");
+        }
     }
 
     #[test]

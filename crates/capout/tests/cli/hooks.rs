@@ -415,3 +415,152 @@ fn a_command_that_ends_before_claude_codes_timeout_shows_its_output_once() {
     let left: Vec<_> = std::fs::read_dir(&saved).unwrap().flatten().map(|e| e.file_name()).collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// `capout hook HARNESS` with `stdin` as its event, in `home`: its output,
+/// or a failure after the time limit (a hook must never block).
+fn hook_with(home: &Path, harness: &str, stdin: Vec<u8>) -> std::process::Output {
+    let mut child = capout_std()
+        .args(["hook", harness])
+        .env("HOME", home)
+        .env("TMPDIR", home.join("tmp"))
+        .env_remove("GEMINI_CLI_HOME")
+        .env_remove("CODEX_HOME")
+        .current_dir(home)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    // The hook may stop reading (a limit, a bad event): a write it no
+    // longer reads fails, which is no failure of the hook.
+    let writer = std::thread::spawn(move || {
+        let _ = std::io::Write::write_all(&mut input, &stdin);
+    });
+    let deadline = std::time::Instant::now() + crate::common::TIME_LIMIT;
+    while child.try_wait().unwrap().is_none() {
+        assert!(std::time::Instant::now() < deadline, "capout hook {harness} did not end");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    writer.join().unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn every_hook_answers_a_hostile_event_with_nothing_or_its_own_schema_and_exits_0() {
+    let home = home();
+    std::fs::create_dir(home.path().join("proj")).unwrap();
+    assert!(init_gemini(home.path(), &[]).status.success());
+    let huge = "x".repeat(10 << 20);
+    let event = |name: &str, tool: &str, input: serde_json::Value| {
+        serde_json::json!({"session_id": "s", "cwd": home.path(), "hook_event_name": name, "tool_name": tool,
+            "tool": tool, "tool_input": input.clone(), "args": input, "extra": {"deep": [1, {"x": null}]}})
+        .to_string()
+        .into_bytes()
+    };
+    let mut events: Vec<(&str, Vec<u8>)> = vec![
+        ("nothing", Vec::new()),
+        ("null", b"null".to_vec()),
+        ("a list", b"[]".to_vec()),
+        ("a string", b"\"PreToolUse\"".to_vec()),
+        ("not JSON", b"{not json".to_vec()),
+        ("invalid UTF-8", b"{\"hook_event_name\": \"Pre\xffToolUse\"}".to_vec()),
+        ("a NUL byte", b"{\"hook_event_name\"\0: 1}".to_vec()),
+        ("nested deep", format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)).into_bytes()),
+        ("over 16 MiB", format!("{{\"x\": \"{}\"}}", "y".repeat(17 << 20)).into_bytes()),
+        ("a number for a name", b"{\"hook_event_name\": 5, \"tool_name\": \"Bash\"}".to_vec()),
+        ("null for a tool", b"{\"hook_event_name\": \"PreToolUse\", \"tool_name\": null}".to_vec()),
+    ];
+    for (name, tool) in [("PreToolUse", "Bash"), ("BeforeTool", "run_shell_command"), ("x", "bash")] {
+        events.extend([
+            ("a command of 10 MB", event(name, tool, serde_json::json!({"command": huge}))),
+            ("a NUL in the command", event(name, tool, serde_json::json!({"command": "echo a\u{0}b"}))),
+            ("a number for the command", event(name, tool, serde_json::json!({"command": 5}))),
+            ("a list for the command", event(name, tool, serde_json::json!({"command": ["ls"]}))),
+            ("a string for the input", event(name, tool, serde_json::json!("ls"))),
+            ("a look-alike tool", event(name, "B\u{430}sh", serde_json::json!({"command": "ls"}))),
+            (
+                "a timeout that is no number",
+                event(name, tool, serde_json::json!({"command": "ls", "timeout": "9"})),
+            ),
+            ("a huge timeout", event(name, tool, serde_json::json!({"command": "ls", "timeout": 1e300}))),
+            ("an ordinary call", event(name, tool, serde_json::json!({"command": "seq 3", "dir_path": ""}))),
+        ]);
+    }
+    for harness in ["claude-code", "codex", "gemini", "opencode"] {
+        for (what, stdin) in &events {
+            let out = hook_with(home.path(), harness, stdin.clone());
+            let stdout = String::from_utf8(out.stdout).unwrap();
+            let stderr = String::from_utf8(out.stderr).unwrap();
+            assert_eq!(out.status.code(), Some(0), "{harness}, {what}: {stderr}");
+            assert!(!stderr.contains("panicked"), "{harness}, {what}: {stderr}");
+            // Why a call is left alone, in one line (Claude Code's hook,
+            // which only notes the call's timeout, may say nothing).
+            assert!(
+                stderr.is_empty() && harness == "claude-code"
+                    || stderr.starts_with("capout: hook: ") && stderr.lines().count() == 1
+                    || stderr.is_empty() && !stdout.is_empty(),
+                "{harness}, {what}: {stderr}"
+            );
+            if stdout.is_empty() {
+                continue;
+            }
+            assert_eq!(stdout.lines().count(), 1, "{harness}, {what}");
+            let answer: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+            let command = match harness {
+                "codex" => {
+                    assert_eq!(answer["hookSpecificOutput"]["hookEventName"], "PreToolUse", "{what}");
+                    assert_eq!(answer["hookSpecificOutput"]["permissionDecision"], "allow", "{what}");
+                    answer["hookSpecificOutput"]["updatedInput"]["command"].clone()
+                }
+                "gemini" => {
+                    assert_eq!(answer["hookSpecificOutput"]["hookEventName"], "BeforeTool", "{what}");
+                    answer["hookSpecificOutput"]["tool_input"]["command"].clone()
+                }
+                "opencode" => answer["env"]["BASH_ENV"].clone(),
+                _ => panic!("{harness}, {what}: claude-code's hook printed {stdout}"),
+            };
+            let command = command.as_str().unwrap_or_else(|| panic!("{harness}, {what}: {stdout}"));
+            assert!(command.len() < 128 * 1024, "{harness}, {what}");
+            assert!(!command.contains('\0'), "{harness}, {what}: {command:?}");
+        }
+    }
+}
+
+#[test]
+fn the_prefix_runs_an_odd_huge_or_invalid_utf8_script_as_bash_would() {
+    use std::os::unix::ffi::OsStrExt;
+    let home = home();
+    init(home.path(), &[]);
+    let prefix = home.path().join(".claude/capout-claude-code");
+    let cwd = home.path().join("cwd");
+    let run = |script: &std::ffi::OsStr| {
+        std::process::Command::new(&prefix)
+            .arg(script)
+            .env("HOME", home.path())
+            .env("TMPDIR", home.path().join("tmp"))
+            .env("SHELL", "/bin/bash")
+            .env("CLAUDE_CODE_SESSION_ID", "s")
+            .env_remove("CAPOUT_OPTS")
+            .env_remove("CAPOUT_CONFIG")
+            .output()
+            .unwrap()
+    };
+    // Claude Code's shape, a command of bytes that are not UTF-8.
+    let mut script = b"true && eval 'printf \"%s\\n\" \xff\xfe; exit 4' < /dev/null && pwd -P >| ".to_vec();
+    script.extend_from_slice(cwd.as_os_str().as_bytes());
+    let out = run(std::ffi::OsStr::from_bytes(&script));
+    assert_eq!((out.status.code(), out.stdout.as_slice()), (Some(4), &b"\xff\xfe\n"[..]));
+    // No shape of Claude Code's: the shell runs it as it is.
+    let out = run(std::ffi::OsStr::new("echo $((6*7)) | cat; exit 5"));
+    assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stdout).as_ref()), (Some(5), "42\n"));
+    // A script of 120 KB, near what one argument may hold.
+    let big = format!(
+        "true && eval ': {} ; echo end' < /dev/null && pwd -P >| {}",
+        "x".repeat(120_000),
+        cwd.display()
+    );
+    let out = run(std::ffi::OsStr::new(&big));
+    assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stdout).as_ref()), (Some(0), "end\n"));
+    assert!(String::from_utf8_lossy(&out.stderr).is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -634,3 +634,97 @@ fn a_projects_uninstall_leaves_the_link_and_policy_the_users_own_setup_runs() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(tree(home.path()), ["proj/"]);
 }
+
+#[test]
+fn a_settings_file_with_a_backslash_before_a_character_outside_ascii_is_refused_in_one_line() {
+    let home = home();
+    let hooks = home.path().join(".codex/hooks.json");
+    put(&hooks, "{\"note\": \"caf\\é\"}\n");
+    let out = init(home.path(), &["codex"]);
+    assert_eq!(
+        stderr(&out),
+        format!("capout: init: {}: an unknown escape in a string at line 1 column 15\n", hooks.display())
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(read(&hooks), "{\"note\": \"caf\\é\"}\n");
+}
+
+#[test]
+fn a_backup_that_is_a_symbolic_link_is_refused_and_left_as_it_is() {
+    for target in ["secret", "nowhere"] {
+        let home = home();
+        let settings = home.path().join(".claude/settings.json");
+        put(&settings, "{\"a\": 1}\n");
+        let secret = home.path().join("secret");
+        std::fs::write(&secret, "{\"mine\": true}\n").unwrap();
+        let backup = home.path().join(".claude/settings.json.capout-backup");
+        std::os::unix::fs::symlink(home.path().join(target), &backup).unwrap();
+        for args in [&["claude-code"][..], &["claude-code", "--uninstall"]] {
+            let out = init(home.path(), args);
+            assert_eq!(
+                stderr(&out),
+                format!(
+                    "capout: init: {} is there and is not capout's; capout leaves it\n",
+                    backup.display()
+                ),
+                "{target} {args:?}"
+            );
+            assert_eq!(out.status.code(), Some(1));
+            assert_eq!(read(&settings), "{\"a\": 1}\n");
+            assert_eq!(std::fs::read_link(&backup).unwrap(), home.path().join(target));
+            assert_eq!(read(&secret), "{\"mine\": true}\n");
+            assert_eq!(tree(&home.path().join(".claude")), ["settings.json", "settings.json.capout-backup"]);
+        }
+    }
+}
+
+#[test]
+fn uninstall_keeps_the_empty_folders_the_user_had_before() {
+    let home = home();
+    let folders = [".claude", ".codex", ".gemini/policies", ".config/opencode/plugin"];
+    for f in folders {
+        std::fs::create_dir_all(home.path().join(f)).unwrap();
+    }
+    let before = tree(home.path());
+    for harness in HARNESSES {
+        let out = init(home.path(), &[harness, "--mcp"]);
+        assert_eq!(out.status.code(), Some(0), "{harness}: {}", stderr(&out));
+        let out = init(home.path(), &[harness, "--mcp", "--uninstall"]);
+        assert_eq!(out.status.code(), Some(0), "{harness}: {}", stderr(&out));
+        assert_eq!(tree(home.path()), before, "{harness}: {}", stdout(&out));
+    }
+}
+
+#[test]
+fn init_as_root_in_a_users_home_keeps_the_owner_of_every_file_and_folder() {
+    use std::os::unix::fs::MetadataExt;
+    // Only root can write a home that is not its own (`sudo capout init`
+    // with the user's HOME): as anyone else, the case cannot arise.
+    if rustix::process::geteuid().as_raw() != 0 {
+        return;
+    }
+    let home = home();
+    let settings = home.path().join(".claude/settings.json");
+    put(&settings, "{\"a\": 1}\n");
+    std::os::unix::fs::chown(home.path(), Some(1234), Some(5678)).unwrap();
+    std::os::unix::fs::chown(settings.parent().unwrap(), Some(1234), Some(5678)).unwrap();
+    std::os::unix::fs::chown(&settings, Some(1234), Some(5678)).unwrap();
+    for harness in HARNESSES {
+        let out = init(home.path(), &[harness, "--mcp"]);
+        assert_eq!(out.status.code(), Some(0), "{harness}: {}", stderr(&out));
+    }
+    let mut stack = vec![home.path().to_owned()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.ends_with("proj") {
+                continue;
+            }
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            assert_eq!((meta.uid(), meta.gid()), (1234, 5678), "{}", path.display());
+            if meta.is_dir() {
+                stack.push(path);
+            }
+        }
+    }
+}

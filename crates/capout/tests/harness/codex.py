@@ -225,7 +225,30 @@ def cases(harness):
           p.stdout + p.stderr)
     for h in (plain, wrapped):
         subprocess.run(["rm", "-rf", h.dir])
+    built_rule_cases()
     project_cases()
+
+
+def built_rule_cases():
+    """A rule whose word Codex builds as it reads its rules (Starlark:
+    `"tou" + "ch"`) forbids touch as one that writes the word out does:
+    with capout too, which leaves the command to Codex."""
+    check = H.check
+    for wrapped in (False, True):
+        name = "codex + capout" if wrapped else "codex"
+        h = H.Home()
+        os.makedirs(os.path.join(h.dir, ".codex", "rules"))
+        with open(os.path.join(h.dir, ".codex", "config.toml"), "w") as f:
+            f.write(CONFIG.format(url=H.URL))
+        with open(os.path.join(h.dir, ".codex", "rules", "default.rules"), "w") as f:
+            f.write('prefix_rule(pattern=["tou" + "ch"], decision="forbidden")\n')
+        if wrapped:
+            subprocess.run([H.CAPOUT, "init", "codex"], cwd=h.proj, env=env(h), capture_output=True, check=True, timeout=60)
+        r = codex(h, [shell("touch made-by-a-built-rule")])
+        check(f"{name}: a rule whose word is built still forbids touch",
+              not os.path.exists(os.path.join(h.proj, "made-by-a-built-rule")) and len(r) == 1 and "rejected" in r[0],
+              f"{r!r} {LAST['log'][-600:]}")
+        subprocess.run(["rm", "-rf", h.dir])
 
 
 def project_cases():

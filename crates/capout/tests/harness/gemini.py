@@ -172,6 +172,7 @@ def cases():
     check("gemini: init --mcp gives the model capout's MCP bash tool", len(b) == 1 and "mcp-ok" in b[0], f"{b!r}")
 
     hostile_home()
+    heuristics_cases()
 
     p = subprocess.run([CAPOUT, "init", "gemini", "--mcp", "--uninstall"], cwd=wrapped.proj, env=env(wrapped), capture_output=True, text=True)
     check("gemini: init --uninstall gives settings.json back byte for byte and removes the rest",
@@ -224,7 +225,8 @@ def hostile_home():
     os.makedirs(os.path.dirname(link))
     os.makedirs(os.path.join(dot, "policies"))
     os.symlink(CAPOUT, link)
-    settings = json.loads(SETTINGS)
+    # SETTINGS holds a comment, which Gemini CLI reads and json does not.
+    settings = json.loads(re.sub(r"(?m)^\s*//.*\n", "", SETTINGS))
     settings["hooks"] = {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [
         {"name": "capout", "type": "command", "command": f"{shlex.quote(CAPOUT)} hook gemini", "timeout": 10000}]}]}
     with open(os.path.join(dot, "settings.json"), "w") as f:
@@ -245,6 +247,28 @@ def hostile_home():
     check("gemini: a GEMINI_CLI_HOME of .../g;uname; never runs uname, and the call runs as without capout",
           not os.path.exists(mark) and len(r) == 1 and body(r[0]) == "hello" and not r[0].endswith(NOTE), f"{r!r}")
     shutil.rmtree(h.dir, ignore_errors=True)
+
+
+def heuristics_cases():
+    """Under a rule that allows every shell command, Gemini CLI still asks
+    about `rm -f` by heuristics of the command as written, which read
+    `r${x}m` as `rm` (x unset, as bash does): it asks with capout too."""
+    allow_all = '[[rule]]\ntoolName = "run_shell_command"\ndecision = "allow"\npriority = 100\n'
+    for wrapped in (False, True):
+        h = Home()
+        os.makedirs(os.path.join(h.dir, ".gemini", "policies"))
+        with open(os.path.join(h.dir, ".gemini", "settings.json"), "w") as f:
+            f.write(SETTINGS)
+        with open(os.path.join(h.dir, ".gemini", "policies", "user.toml"), "w") as f:
+            f.write(allow_all)
+        if wrapped:
+            subprocess.run([CAPOUT, "init", "gemini"], cwd=h.proj, env=env(h), capture_output=True, check=True)
+        open(os.path.join(h.proj, "victim"), "w").close()
+        r = gemini(h, [shell("r${x}m -f victim")], ())
+        check(f"gemini{' + capout' if wrapped else ''}: r${{x}}m -f victim is asked about under a rule that allows all",
+              os.path.exists(os.path.join(h.proj, "victim")) and len(r) == 1 and "requires user confirmation" in r[0],
+              f"{r!r}")
+        shutil.rmtree(h.dir, ignore_errors=True)
 
 
 def main(harness):
