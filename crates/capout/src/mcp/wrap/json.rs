@@ -2,8 +2,8 @@
 //! line of a gigabyte is never held: it says where each value starts and
 //! ends, and the caller decides, value by value, to pass over it, to
 //! enter it (an object's members, an array's items), to capture it
-//! (a few KiB at most: an id, a name), to have a string decoded piece by
-//! piece, or to have its raw bytes piece by piece.
+//! (a few KiB at most: an id, a name), or to have a string decoded piece
+//! by piece.
 //!
 //! Only the values the caller enters are tracked on a stack: what is
 //! passed over, however deep, costs one counter, so a hostile nesting
@@ -22,8 +22,6 @@ pub enum Take {
     /// A string's contents, decoded, in [`Event::Bytes`]; any other value
     /// is passed over.
     Decode,
-    /// Its raw bytes in [`Event::Bytes`].
-    Raw,
 }
 
 /// What a step found. Offsets are in the piece given to that step.
@@ -34,7 +32,7 @@ pub enum Event<'a> {
     Value { at: usize, first: u8 },
     /// A key of an entered object starts at `at` (its opening quote).
     Key { at: usize },
-    /// The next bytes of the value being decoded or passed raw.
+    /// The next decoded bytes of the string being decoded.
     Bytes(&'a [u8]),
     /// The current value ended just before `at`.
     End { at: usize },
@@ -119,7 +117,7 @@ pub struct Walker {
     in_string: bool,
     escaped: bool,
     escape: Escape,
-    /// Where the raw bytes not yet handed over start, in this piece.
+    /// Where the bytes of the value captured not yet kept start, in this piece.
     raw_from: usize,
     captured: Vec<u8>,
     overflow: bool,
@@ -130,8 +128,6 @@ pub struct Walker {
     handed: bool,
     /// The end of the current value, to announce after its last bytes.
     ending: Option<usize>,
-    /// The rest of the piece was handed over: the piece is used up.
-    piece_done: bool,
 }
 
 impl Default for Walker {
@@ -164,7 +160,6 @@ impl Walker {
             decoded: Vec::new(),
             handed: false,
             ending: None,
-            piece_done: false,
         }
     }
 
@@ -173,7 +168,6 @@ impl Walker {
         self.state = State::Value;
         self.stack.clear();
         self.ending = None;
-        self.piece_done = false;
         self.handed = false;
         self.decoded.clear();
     }
@@ -214,7 +208,6 @@ impl Walker {
 
     /// The index that leads to the current value at `level`, when that
     /// level is an array item.
-    #[cfg(test)]
     pub fn index(&self, level: usize) -> Option<u64> {
         self.stack.get(level).filter(|f| f.array).map(|f| f.index)
     }
@@ -243,9 +236,6 @@ impl Walker {
         }
         if let Some(end) = self.ending.take() {
             return self.ended(end);
-        }
-        if std::mem::take(&mut self.piece_done) {
-            return Event::More;
         }
         loop {
             let Some(&b) = piece.get(*at) else { return self.piece_end(piece) };
@@ -467,10 +457,6 @@ impl Walker {
     /// first, when the caller takes them.
     fn value_end<'a>(&'a mut self, piece: &'a [u8], end: usize) -> Event<'a> {
         match self.take {
-            Take::Raw if end > self.raw_from => {
-                self.ending = Some(end);
-                Event::Bytes(&piece[self.raw_from..end])
-            }
             Take::Decode if self.state == State::Str => {
                 if self.decoded.is_empty() {
                     self.ended(end)
@@ -512,10 +498,6 @@ impl Walker {
     fn piece_end<'a>(&'a mut self, piece: &'a [u8]) -> Event<'a> {
         let from = std::mem::take(&mut self.raw_from);
         match (self.state, self.take) {
-            (State::Str | State::Atom | State::Skip, Take::Raw) if from < piece.len() => {
-                self.piece_done = true;
-                Event::Bytes(&piece[from..])
-            }
             (State::Str, Take::Decode) if !self.decoded.is_empty() => {
                 self.handed = true;
                 Event::Bytes(&self.decoded)
@@ -715,10 +697,8 @@ mod tests {
             Take::Enter
         } else if w.at(&[Some("result"), Some("content"), None, Some("text")]) {
             Take::Decode
-        } else if w.at(&[Some("id")]) {
+        } else if w.at(&[Some("id")]) || w.at(&[Some("result"), Some("structuredContent")]) {
             Take::Capture
-        } else if w.at(&[Some("result"), Some("structuredContent")]) {
-            Take::Raw
         } else {
             Take::Skip
         }
@@ -757,17 +737,17 @@ mod tests {
     }
 
     #[test]
-    fn raw_values_come_whole_and_positions_are_exact() {
+    fn captured_values_come_whole_and_positions_are_exact() {
         let line = LINES[1];
         let events = walk(line.as_bytes(), 1000, &by_path);
-        assert!(events.contains(&r#"bytes {"a":[1,2,{"b":"}]"}]}"#.to_owned()), "{events:?}");
+        assert!(events.contains(&r#"captured {"a":[1,2,{"b":"}]"}]}"#.to_owned()), "{events:?}");
         assert!(events.contains(&r#"captured "a\"b""#.to_owned()), "{events:?}");
         let start = line.find(r#"{"a":"#).unwrap();
         assert!(events.contains(&format!("value {start} {{")), "{events:?}");
         let end = start + r#"{"a":[1,2,{"b":"}]"}]}"#.len();
         assert!(events.contains(&format!("end {end}")), "{events:?}");
         let raw = walk(LINES[6].as_bytes(), 1000, &by_path);
-        assert!(raw.contains(&"bytes -1.5e+3".to_owned()), "{raw:?}");
+        assert!(raw.contains(&"captured -1.5e+3".to_owned()), "{raw:?}");
     }
 
     #[test]

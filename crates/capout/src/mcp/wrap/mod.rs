@@ -37,6 +37,7 @@ mod reply;
 mod request;
 mod server;
 mod session;
+mod shape;
 mod spill;
 #[cfg(test)]
 mod tests;

@@ -29,6 +29,7 @@ use super::media::{self, Media};
 use super::notice;
 use super::pending::{Gone, Kind};
 use super::session::{self, Session};
+use super::shape::Shape;
 use super::spill::{Edit, Spill};
 
 /// The server's lines, read and given on.
@@ -71,10 +72,6 @@ struct Line {
     text_fed: bool,
     text_last: Option<u8>,
     structured: Option<Structured>,
-    /// Where the key of the current member of `result` starts, and where
-    /// the member before it ended.
-    result_key: u64,
-    result_end: Option<u64>,
     tools: Tools,
 }
 
@@ -83,7 +80,8 @@ struct Line {
 enum Current {
     Text,
     Media,
-    Structured,
+    /// A string in `structuredContent`.
+    Shaped,
     Other,
 }
 
@@ -101,13 +99,15 @@ struct Capped {
 }
 
 impl Capped {
-    /// The engine as the profile `profile` says; `notice` false leaves
-    /// the notice out of the output. `None` when it cannot be made,
-    /// which [`Caps::load`](super::caps::Caps::load) rules out.
-    fn new(session: &Session, profile: usize, notice: bool) -> Option<Capped> {
+    /// The engine as the profile `profile` says, for the text of a
+    /// result (with its notice, saved whole) or, not `text`, for its
+    /// `structuredContent` (the document alone). `None` when it cannot be
+    /// made, which [`Caps::load`](super::caps::Caps::load) rules out.
+    fn new(session: &Session, profile: usize, text: bool) -> Option<Capped> {
         let mut options = session.caps.options(profile).clone();
-        if !notice {
+        if !text {
             options.notice = capout_core::NoticeTarget::None;
+            options.save = None;
         }
         // The folder gone (removed by hand): the cap still holds, with
         // nothing saved.
@@ -148,17 +148,13 @@ struct Block {
     resource_mime: Option<String>,
 }
 
-/// Where `structuredContent` is.
+/// Where `structuredContent` is, and its cut that keeps its shape.
 struct Structured {
-    /// It has ended: the next key of `result` is the member after it.
-    ended: bool,
-    key: u64,
-    /// Where the member before it ended; `None` when it is the first.
-    before: Option<u64>,
     start: u64,
     end: u64,
-    /// Where the member after it starts, when there is one.
-    next_key: Option<u64>,
+    shape: Shape,
+    /// Its bytes are being read: they go to the cuts as they are kept.
+    open: bool,
 }
 
 /// What a page of tools/list holds.
@@ -191,8 +187,6 @@ impl Line {
             text_fed: false,
             text_last: None,
             structured: None,
-            result_key: 0,
-            result_end: None,
             tools: Tools::default(),
         }
     }
@@ -204,12 +198,25 @@ impl Line {
         *self = Line::new(spill);
     }
 
-    /// Keeps `piece[*recorded..upto]`, unless the value is dropped.
+    /// Keeps `piece[*recorded..upto]`, unless the value is dropped; the
+    /// bytes of `structuredContent` go to the cuts too, dropped or not.
     fn record(&mut self, piece: &[u8], recorded: &mut usize, upto: usize) {
+        let bytes = &piece[*recorded..upto];
         if !self.dropping && !self.passing {
-            self.spill.write(&piece[*recorded..upto]);
+            self.spill.write(bytes);
+        }
+        if self.structured.as_ref().is_some_and(|s| s.open) {
+            for capped in self.cuts.iter_mut().filter_map(|c| c.structured.as_mut()) {
+                capped.push(bytes);
+            }
         }
         *recorded = upto;
+    }
+
+    /// Whether every cut of `structuredContent` is past its cap: it is
+    /// sure to be cut.
+    fn structured_past_cap(&self) -> bool {
+        self.cuts.iter().all(|c| c.structured.as_ref().is_some_and(|s| s.capper.past_cap()))
     }
 
     /// The current value will be replaced: its raw bytes go.
@@ -256,20 +263,18 @@ impl Line {
                     self.content_end = self.start + 1;
                     Take::Enter
                 }
-                Some(b"structuredContent") if !self.cuts.is_empty() => {
-                    self.current = Current::Structured;
+                Some(b"structuredContent") if !self.cuts.is_empty() && matches!(first, b'{' | b'[') => {
+                    let budget = budget(session.caps.options(self.cuts[0].profile));
                     self.structured = Some(Structured {
-                        ended: false,
-                        key: self.result_key,
-                        before: self.result_end,
                         start: self.start,
                         end: self.start,
-                        next_key: None,
+                        shape: Shape::new(budget, self.start),
+                        open: true,
                     });
                     for cut in &mut self.cuts {
                         cut.structured = Capped::new(session, cut.profile, false);
                     }
-                    Take::Raw
+                    Take::Enter
                 }
                 Some(b"tools") if first == b'[' => Take::Enter,
                 _ => Take::Skip,
@@ -296,6 +301,7 @@ impl Line {
                 _ => Take::Skip,
             },
             4 if walker.key(1) == Some(b"tools") && walker.key(3) == Some(b"name") => Take::Capture,
+            _ if walker.key(1) == Some(b"structuredContent") => self.shaped(walker, first),
             5 if content && walker.key(3) == Some(b"resource") => match walker.key(4) {
                 Some(b"text") if string => {
                     self.start_media(false, session);
@@ -310,6 +316,21 @@ impl Line {
             },
             _ => Take::Skip,
         }
+    }
+
+    /// A value inside `structuredContent` starts.
+    fn shaped(&mut self, walker: &Walker, first: u8) -> Take {
+        let Some(structured) = &mut self.structured else { return Take::Skip };
+        let depth = walker.depth();
+        let take = structured.shape.value(depth - 3, walker.index(depth - 1), first, self.start);
+        if structured.shape.leaving() {
+            if self.structured_past_cap() {
+                self.drop_value();
+            }
+        } else if take == Take::Decode {
+            self.current = Current::Shaped;
+        }
+        take
     }
 
     /// The line is given on as it comes, when nothing was taken out of
@@ -368,11 +389,9 @@ impl Line {
     /// The next bytes of the current value, decoded or raw.
     fn bytes(&mut self, bytes: &[u8]) {
         match self.current {
-            Current::Structured => {
-                for capped in self.cuts.iter_mut().filter_map(|c| c.structured.as_mut()) {
-                    capped.push(bytes);
-                }
-                if self.cuts.iter().all(|c| c.structured.as_ref().is_some_and(|s| s.capper.past_cap())) {
+            Current::Shaped => {
+                let cut = self.structured.as_mut().is_some_and(|s| s.shape.bytes(bytes));
+                if cut && self.structured_past_cap() {
                     self.drop_value();
                 }
             }
@@ -397,19 +416,6 @@ impl Line {
         }
     }
 
-    /// A key of an entered object starts at the spill's end.
-    fn key(&mut self, walker: &Walker) {
-        if walker.depth() == 2 && walker.key(0) == Some(b"result") {
-            self.result_key = self.spill.len();
-            if let Some(structured) = &mut self.structured
-                && structured.ended
-                && structured.next_key.is_none()
-            {
-                structured.next_key = Some(self.result_key);
-            }
-        }
-    }
-
     /// The current value ended, at the spill's end.
     fn end(&mut self, walker: &Walker, session: &Session) {
         let end = self.spill.len();
@@ -430,17 +436,19 @@ impl Line {
         }
         let content = walker.key(1) == Some(b"content");
         match depth {
-            2 => {
-                self.result_end = Some(end);
-                match walker.key(1) {
-                    Some(b"structuredContent") => {
-                        if let Some(structured) = &mut self.structured {
-                            structured.end = end;
-                            structured.ended = true;
-                        }
+            2 => match walker.key(1) {
+                Some(b"structuredContent") => {
+                    if let Some(structured) = &mut self.structured {
+                        structured.end = end;
+                        structured.open = false;
                     }
-                    Some(b"tools") => self.tools.close = end.checked_sub(1),
-                    _ => {}
+                }
+                Some(b"tools") => self.tools.close = end.checked_sub(1),
+                _ => {}
+            },
+            _ if walker.key(1) == Some(b"structuredContent") => {
+                if let Some(structured) = &mut self.structured {
+                    structured.shape.end(depth - 3, walker.index(depth - 1).is_some(), end);
                 }
             }
             3 if content => {
@@ -536,23 +544,27 @@ impl Line {
             let document = out.trim_ascii();
             let object = document.first() == Some(&b'{')
                 && serde_json::from_slice::<serde::de::IgnoredAny>(document).is_ok();
-            edits.push(if object {
-                Edit { start: structured.start, end: structured.end, with: document.to_vec() }
+            if object {
+                edits.push(Edit { start: structured.start, end: structured.end, with: document.to_vec() });
             } else {
-                // Not JSON once cut: the member goes, and the text of the
-                // content (which by convention holds the same) stands.
-                match structured.before {
-                    Some(before) => Edit { start: before, end: structured.end, with: Vec::new() },
-                    None => Edit {
-                        start: structured.key,
-                        end: structured.next_key.unwrap_or(structured.end),
-                        with: Vec::new(),
-                    },
-                }
-            });
+                // The profile's cut is no JSON: the one that keeps the
+                // shape, so that it still meets the tool's output schema.
+                edits.extend(structured.shape.edits.iter().cloned());
+            }
         }
         edits.sort_by_key(|e| e.start);
         edits
+    }
+}
+
+/// The bytes that the cut of `structuredContent` keeping its shape keeps
+/// about, under `options`: its characters when it caps characters, else
+/// the budget of profile `read`, 8000.
+fn budget(options: &capout_core::Options) -> u64 {
+    match options.cap {
+        capout_core::CapSpec::HeadChars(n) | capout_core::CapSpec::TailChars(n) => n,
+        capout_core::CapSpec::HeadTailChars(head, tail) => head + tail,
+        _ => options.budget.unwrap_or(8000),
     }
 }
 
@@ -601,10 +613,7 @@ impl Replies {
                     let take = line.value(walker, first, session);
                     walker.take(take);
                 }
-                Event::Key { at: key } => {
-                    line.record(part, &mut recorded, key);
-                    line.key(walker);
-                }
+                Event::Key { .. } => {}
                 Event::Bytes(bytes) => line.bytes(bytes),
                 Event::End { at: end } => {
                     line.record(part, &mut recorded, end);

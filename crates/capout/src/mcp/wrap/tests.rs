@@ -233,20 +233,21 @@ fn the_saved_image_holds_its_bytes() {
 }
 
 #[test]
-fn structured_content_that_does_not_fit_goes_and_its_text_is_cut() {
-    let doc = format!("{{\"items\":[{}]}}", (0..20).map(|n| n.to_string()).collect::<Vec<_>>().join(","));
+fn structured_content_that_does_not_fit_keeps_its_shape() {
+    let long = "x".repeat(1200);
     for (line, expected) in [
+        // As MCPServer gives a tool's text: the text, and the same in
+        // `{"result": ...}` for its output schema.
         (
-            format!(r#"{{"id":1,"result":{{"content":[],"structuredContent":{doc},"isError":false}}}}"#),
-            r#"{"id":1,"result":{"content":[],"isError":false}}"#.to_owned(),
+            format!(r#"{{"id":1,"result":{{"content":[],"structuredContent":{{"result":"{long}"}},"isError":false}}}}"#),
+            format!(
+                r#"{{"id":1,"result":{{"content":[],"structuredContent":{{"result":"{}…[+200 chars]"}},"isError":false}}}}"#,
+                "x".repeat(1000)
+            ),
         ),
         (
-            format!(r#"{{"id":1,"result":{{"structuredContent":{doc} , "content":[]}}}}"#),
-            r#"{"id":1,"result":{"content":[]}}"#.to_owned(),
-        ),
-        (
-            format!(r#"{{"id":1,"result":{{"structuredContent":{doc}}}}}"#),
-            r#"{"id":1,"result":{}}"#.to_owned(),
+            format!(r#"{{"id":1,"result":{{"structuredContent":{{"items":[1,2,3,{}],"n":20}}}}}}"#, "40000,".repeat(9) + "9"),
+            r#"{"id":1,"result":{"structuredContent":{"items":[1,2,3,40000,40000,40000,40000,40000],"n":20}}}"#.to_owned(),
         ),
         (
             r#"{"id":1,"result":{"content":[],"structuredContent":{"a":1}}}"#.to_owned(),
