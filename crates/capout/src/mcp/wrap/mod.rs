@@ -311,3 +311,40 @@ fn watch_signals(session: &Arc<Session>, handle: Option<Arc<server::Handle>>, di
     })?;
     Ok(())
 }
+
+#[cfg(test)]
+mod usage {
+    use super::*;
+
+    fn words(text: &str) -> Vec<OsString> {
+        text.split_whitespace().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn the_command_line_of_mcp_wrap() {
+        let run = |profile: &str, command: &str| {
+            Parsed::Run(Wrap { profile: profile.into(), command: words(command) })
+        };
+        assert_eq!(parse(words("-- npx -y server --flag")), run("tool", "npx -y server --flag"));
+        assert_eq!(parse(words("--profile read -- srv -- x")), run("read", "srv -- x"));
+        assert_eq!(parse(words("--profile=quick srv")), run("quick", "srv"));
+        assert_eq!(parse(words("srv --profile x")), run("tool", "srv --profile x"));
+        assert_eq!(parse(words("--help")), Parsed::Help);
+        assert_eq!(parse(words("")), Parsed::Usage("no COMMAND to run as the server".into()));
+        assert_eq!(parse(words("--")), Parsed::Usage("no COMMAND to run as the server".into()));
+        assert_eq!(parse(words("--profile")), Parsed::Usage("--profile takes the name of a profile".into()));
+        assert_eq!(parse(words("--root x -- srv")), Parsed::Usage("unknown option --root".into()));
+        let argv = |text: &str| words(&format!("capout {text}"));
+        assert_eq!(crate::cli::wrap_requested(argv("--mcp-wrap -- srv")), Some(words("-- srv")));
+        assert_eq!(crate::cli::wrap_requested(argv("-c 5 --mcp-wrap")), None);
+        assert_eq!(crate::cli::wrap_requested(argv("--mcp")), None);
+    }
+
+    #[test]
+    fn a_long_command_is_named_by_its_start() {
+        assert_eq!(command_words(&words("npx -y a b")), "npx -y a b");
+        assert_eq!(command_words(&[OsString::from("my server"), OsString::from("x")]), "'my server' x");
+        let long = command_words(&[OsString::from("x".repeat(300))]);
+        assert_eq!(long, format!("{}...", "x".repeat(200)));
+    }
+}

@@ -82,15 +82,17 @@ impl Session {
         }
         let ids = pending.drain();
         pending.gone = Some(why.clone());
+        // Said before the answers: the client may end the session as soon
+        // as it reads them.
+        if !self.ending.load(std::sync::atomic::Ordering::SeqCst) {
+            eprintln!("capout: --mcp-wrap: {}", why.message);
+        }
         // Written while locked: a request that comes meanwhile waits and
         // then finds the server gone, so none is answered twice or never.
         for id in ids {
             let _ = self.out.line(|w| w.write_all(&error_line(&id, why)));
         }
         drop(pending);
-        if !self.ending.load(std::sync::atomic::Ordering::SeqCst) {
-            eprintln!("capout: --mcp-wrap: {}", why.message);
-        }
         let stop = self.stop.lock().unwrap_or_else(PoisonError::into_inner).take();
         if let Some(stop) = stop {
             stop();
