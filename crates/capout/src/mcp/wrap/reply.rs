@@ -73,6 +73,8 @@ struct Line {
     text_last: Option<u8>,
     structured: Option<Structured>,
     tools: Tools,
+    /// A file was saved: the folder may be over its bound.
+    saved: bool,
 }
 
 /// What the bytes of a value decoded or passed raw are.
@@ -88,7 +90,7 @@ enum Current {
 /// The cut of one profile.
 struct Cut {
     profile: usize,
-    text: Option<Capped>,
+    text: Option<TextCut>,
     structured: Option<Capped>,
 }
 
@@ -99,23 +101,26 @@ struct Capped {
 }
 
 impl Capped {
-    /// The engine as the profile `profile` says, for the text of a
-    /// result (with its notice, saved whole) or, not `text`, for its
-    /// `structuredContent` (the document alone). `None` when it cannot be
-    /// made, which [`Caps::load`](super::caps::Caps::load) rules out.
-    fn new(session: &Session, profile: usize, text: bool) -> Option<Capped> {
-        let mut options = session.caps.options(profile).clone();
-        if !text {
-            options.notice = capout_core::NoticeTarget::None;
-            options.save = None;
-        }
+    /// The engine as `options` say; `None` when it cannot be made, which
+    /// [`Caps::load`](super::caps::Caps::load) rules out.
+    fn with(options: &capout_core::Options) -> Option<Capped> {
         // The folder gone (removed by hand): the cap still holds, with
         // nothing saved.
-        let capper = Capper::with_options(&options).or_else(|_| {
-            options.save = None;
-            Capper::with_options(&options)
+        let capper = Capper::with_options(options).or_else(|_| {
+            let mut unsaved = options.clone();
+            unsaved.save = None;
+            Capper::with_options(&unsaved)
         });
         Some(Capped { capper: capper.ok()?, out: Vec::new() })
+    }
+
+    /// The engine for the `structuredContent` of a result cut by the
+    /// profile `profile`: the document alone, no notice, nothing saved.
+    fn structured(session: &Session, profile: usize) -> Option<Capped> {
+        let mut options = session.caps.options(profile).clone();
+        options.notice = capout_core::NoticeTarget::None;
+        options.save = None;
+        Capped::with(&options)
     }
 
     fn push(&mut self, bytes: &[u8]) {
@@ -127,6 +132,63 @@ impl Capped {
     fn finish(mut self) -> Option<(Summary, Vec<u8>)> {
         let summary = self.capper.finish(&mut self.out).ok()?;
         Some((summary, self.out))
+    }
+
+    /// `text` through the engine, whole.
+    fn run(mut self, text: &[u8]) -> Option<(Summary, Vec<u8>)> {
+        self.push(text);
+        self.finish()
+    }
+}
+
+/// The most bytes of a result's text held before it goes through the
+/// engine as it comes.
+const HELD_TEXT: usize = 64 * 1024;
+
+/// The text of a result through the engine, with its notice, saved whole
+/// when it is cut. A short text is held and capped at its end, a file to
+/// save it to made only when it is cut: most results fit, and then cost
+/// no file. A long one streams through the engine, saved as it comes.
+struct TextCut {
+    options: capout_core::Options,
+    held: Vec<u8>,
+    streaming: Option<Capped>,
+}
+
+impl TextCut {
+    fn new(session: &Session, profile: usize) -> TextCut {
+        TextCut { options: session.caps.options(profile).clone(), held: Vec::new(), streaming: None }
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        if let Some(capped) = &mut self.streaming {
+            capped.push(bytes);
+        } else if self.held.len() + bytes.len() <= HELD_TEXT {
+            self.held.extend_from_slice(bytes);
+        } else if let Some(mut capped) = Capped::with(&self.options) {
+            capped.push(&std::mem::take(&mut self.held));
+            capped.push(bytes);
+            self.streaming = Some(capped);
+        }
+    }
+
+    /// Whether it is sure to be cut.
+    fn past_cap(&self) -> bool {
+        self.streaming.as_ref().is_some_and(|c| c.capper.past_cap())
+    }
+
+    fn finish(self) -> Option<(Summary, Vec<u8>)> {
+        if let Some(capped) = self.streaming {
+            return capped.finish();
+        }
+        let mut unsaved = self.options.clone();
+        unsaved.save = None;
+        let (summary, out) = Capped::with(&unsaved)?.run(&self.held)?;
+        if !summary.truncated {
+            return Some((summary, out));
+        }
+        // Cut: again, saved, so that its notice names the file.
+        Capped::with(&self.options)?.run(&self.held)
     }
 }
 
@@ -188,6 +250,7 @@ impl Line {
             text_last: None,
             structured: None,
             tools: Tools::default(),
+            saved: false,
         }
     }
 
@@ -272,7 +335,7 @@ impl Line {
                         open: true,
                     });
                     for cut in &mut self.cuts {
-                        cut.structured = Capped::new(session, cut.profile, false);
+                        cut.structured = Capped::structured(session, cut.profile);
                     }
                     Take::Enter
                 }
@@ -368,11 +431,9 @@ impl Line {
         }
         let between = self.text_fed && self.text_last != Some(b'\n');
         for cut in &mut self.cuts {
-            if cut.text.is_none() {
-                cut.text = Capped::new(session, cut.profile, true);
-            }
+            let text = cut.text.get_or_insert_with(|| TextCut::new(session, cut.profile));
             // Blocks of text are one text, a line apart.
-            if let Some(text) = cut.text.as_mut().filter(|_| between) {
+            if between {
                 text.push(b"\n");
             }
         }
@@ -400,7 +461,7 @@ impl Line {
                     capped.push(bytes);
                 }
                 self.text_last = bytes.last().copied().or(self.text_last);
-                if self.cuts.iter().all(|c| c.text.as_ref().is_some_and(|t| t.capper.past_cap())) {
+                if self.cuts.iter().all(|c| c.text.as_ref().is_some_and(TextCut::past_cap)) {
                     self.drop_value();
                 }
             }
@@ -504,9 +565,10 @@ impl Line {
         let Some(at) = self.cuts.iter().position(|c| c.profile == profile) else { return edits };
         let cut = self.cuts.swap_remove(at);
         let is_text = |block: &Block| block.kind.as_deref().is_none_or(|k| k == "text");
-        if let Some((summary, out)) = cut.text.and_then(Capped::finish)
+        if let Some((summary, out)) = cut.text.and_then(TextCut::finish)
             && summary.truncated
         {
+            self.saved |= summary.saved_to.is_some();
             let text = serde_json::to_vec(&String::from_utf8_lossy(&out)).unwrap_or_default();
             let mut first = Some(text);
             for block in self.blocks.iter().filter(|b| is_text(b)) {
@@ -528,6 +590,7 @@ impl Line {
             let mime = if resource { block.resource_mime.as_deref() } else { block.mime.as_deref() };
             let extension = media::extension(mime, resource);
             let Some(saved) = media.finish(&extension) else { continue };
+            self.saved |= saved.is_ok();
             let what = match (block.kind.as_deref(), block.uri.as_deref()) {
                 (Some("resource"), Some(uri)) => format!("resource {uri}"),
                 (Some(kind), _) => kind.to_owned(),
@@ -697,7 +760,6 @@ impl Replies {
                 }
                 _ => {}
             }
-            let saved = !line.blocks.is_empty() || line.structured.is_some();
             match replaced {
                 Some(reply) => session.out.line(|w| w.write_all(&reply))?,
                 None => session.out.line(|w| line.spill.emit(&edits, b"\n", w))?,
@@ -705,7 +767,7 @@ impl Replies {
             if line.tools.clash && matches!(kind, Some(Kind::List { .. })) {
                 session.fail(&Gone { message: notice::clash(&session.command), stderr: None });
             }
-            if saved {
+            if line.saved {
                 session.saved.evict();
             }
         }
@@ -762,8 +824,9 @@ mod tests {
                 replies.feed(piece.as_bytes()).unwrap();
                 most = most.max(replies.line.spill.len());
             }
-            // 28 MB of text: what is kept is the line's start.
-            assert!(most < 200, "{most} bytes kept");
+            // 28 MB of text: what is kept is the line's start, and the
+            // raw bytes of the text held before it streams.
+            assert!(most < 2 * HELD_TEXT as u64, "{most} bytes kept");
             let end = if id_first { "\"}]}}\n" } else { "\"}]},\"id\":1}\n" };
             replies.feed(end.as_bytes()).unwrap();
             let got = String::from_utf8(out.take()).unwrap();
