@@ -15,6 +15,7 @@ import json
 import os
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -122,11 +123,27 @@ async def a_result_of_100000_lines_is_cut_saved_and_paged(both):
     same(page, numbered(lines[99998:], 99999) + "... (showing lines 99999-100000 of 100000, end of input)\n")
 
 
+def json_cut():
+    """Whether this capout cuts JSON so that it stays JSON (--json-items),
+    as profile tool then does."""
+    help = subprocess.run([CAPOUT, "--help"], capture_output=True, text=True).stdout
+    return "--json-items" in help
+
+
 async def a_json_document_of_20000_items_is_cut(both):
     wrapped, plain = await both.call("json_document", n=20_000)
     full = plain.content[0].text
     text = wrapped.content[0].text
-    same(text, head(full) + NOTICE.format(SAVED.search(text).group(1)))
+    path = SAVED.search(text).group(1)
+    same(Path(path).read_text(), full)
+    if json_cut():
+        # The document, still JSON, then the notice.
+        document, notice = text.rstrip("\n").rsplit("\n", 1)
+        assert notice.startswith("... (truncated JSON: kept "), notice
+        items = json.loads(document)["items"]
+        same(items, json.loads(full)["items"][: len(items)])
+    else:
+        same(text, head(full) + NOTICE.format(path))
     # Structured, it stays JSON the output schema accepts (the SDK checked
     # it): the first items, whole.
     wrapped, plain = await both.call("structured", n=20_000)
@@ -344,8 +361,13 @@ async def bench(capout):
     await sessions(capout, SERVER, measure)
 
 
+CAPOUT = None
+
+
 def main():
+    global CAPOUT
     capout, npm = os.path.abspath(sys.argv[1]), Path(sys.argv[2]).resolve()
+    CAPOUT = capout
     if sys.argv[3:] == ["--bench"]:
         asyncio.run(bench(capout))
         return 0
