@@ -50,6 +50,35 @@ def head(text):
     return kept if kept.endswith("\n") else kept + "\n"
 
 
+def is_json(text):
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return text.lstrip()[:1] in ("{", "[")
+
+
+def json_cut():
+    """Whether this capout cuts JSON so that it stays JSON (--json-items),
+    as profile tool then does."""
+    help = subprocess.run([CAPOUT, "--help"], capture_output=True, text=True).stdout
+    return "--json-items" in help
+
+
+def cut_of(text, full):
+    """Checks that `text` is what profile tool makes of `full`, and that
+    `full` is saved whole; the document kept, when it stayed JSON."""
+    path = SAVED.search(text).group(1)
+    same(Path(path).read_text(), full)
+    if json_cut() and is_json(full):
+        # The document, still JSON, then the notice.
+        document, notice = text.rstrip("\n").rsplit("\n", 1)
+        assert notice.startswith("... (truncated JSON: kept ") and notice.endswith(f"; full output: {path})"), notice
+        return json.loads(document)
+    same(text, head(full) + NOTICE.format(path))
+    return None
+
+
 async def sampled(context, params):
     """The client's model: it says what it was asked, reversed."""
     asked = params.messages[0].content.text
@@ -110,8 +139,7 @@ async def a_result_of_100000_lines_is_cut_saved_and_paged(both):
     full = plain.content[0].text
     text = wrapped.content[0].text
     path = SAVED.search(text).group(1)
-    same(text, head(full) + NOTICE.format(path))
-    same(Path(path).read_text(), full)
+    cut_of(text, full)
     # Its structured twin keeps its shape, as its output schema says.
     same(wrapped.structured_content, {"result": full[:1000] + f"…[+{len(full) - 1000} chars]"})
     # Paged as read pages a file: numbered, 500 lines or 8000 characters.
@@ -123,35 +151,20 @@ async def a_result_of_100000_lines_is_cut_saved_and_paged(both):
     same(page, numbered(lines[99998:], 99999) + "... (showing lines 99999-100000 of 100000, end of input)\n")
 
 
-def json_cut():
-    """Whether this capout cuts JSON so that it stays JSON (--json-items),
-    as profile tool then does."""
-    help = subprocess.run([CAPOUT, "--help"], capture_output=True, text=True).stdout
-    return "--json-items" in help
-
-
 async def a_json_document_of_20000_items_is_cut(both):
     wrapped, plain = await both.call("json_document", n=20_000)
     full = plain.content[0].text
-    text = wrapped.content[0].text
-    path = SAVED.search(text).group(1)
-    same(Path(path).read_text(), full)
-    if json_cut():
-        # The document, still JSON, then the notice.
-        document, notice = text.rstrip("\n").rsplit("\n", 1)
-        assert notice.startswith("... (truncated JSON: kept "), notice
-        items = json.loads(document)["items"]
+    document = cut_of(wrapped.content[0].text, full)
+    if document is not None:
+        items = document["items"]
         same(items, json.loads(full)["items"][: len(items)])
-    else:
-        same(text, head(full) + NOTICE.format(path))
     # Structured, it stays JSON the output schema accepts (the SDK checked
     # it): the first items, whole.
     wrapped, plain = await both.call("structured", n=20_000)
     items = wrapped.structured_content["items"]
     assert 10 < len(items) < 1000, len(items)
     same(items, plain.structured_content["items"][: len(items)])
-    text = wrapped.content[0].text
-    same(text, head(plain.content[0].text) + NOTICE.format(SAVED.search(text).group(1)))
+    cut_of(wrapped.content[0].text, plain.content[0].text)
 
 
 async def an_image_over_256_kib_is_one_line_naming_its_file(both):
@@ -272,8 +285,7 @@ async def filesystem(capout, npm):
                 assert len(full) > 100_000, len(full)
                 text = wrapped.content[0].text
                 path = SAVED.search(text).group(1)
-                same(text, head(full) + NOTICE.format(path))
-                same(Path(path).read_text(), full)
+                cut_of(text, full)
                 content = plain.structured_content["content"]
                 same(wrapped.structured_content, {"content": content[:1000] + f"…[+{len(content) - 1000} chars]"})
                 # And paged on.
