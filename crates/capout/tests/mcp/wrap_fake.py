@@ -93,6 +93,11 @@ def call(raw_id, name, arguments):
         os._exit(arguments["code"])
     elif name == "slow":
         pass  # Never answered.
+    elif name == "die_in_a_line":
+        # A notification cut short by the server's end.
+        out.write(b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"half')
+        out.flush()
+        os._exit(6)
     elif name == "spawn":
         # A child in a session of its own, which a group kill misses.
         child = subprocess.Popen(["sleep", "1000"], start_new_session=True)

@@ -248,6 +248,17 @@ def a_server_that_dies_fails_every_pending_call_with_its_status(capout):
         peer.close()
 
 
+def a_server_that_dies_in_the_middle_of_a_line_still_fails_its_calls(capout):
+    peer = wrapped(capout)
+    peer.initialize()
+    peer.send(b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"die_in_a_line"}}\n')
+    # The half line, ended, then the answer to the call.
+    same(peer.line(), b'{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"half\n')
+    message = json.loads(peer.line())["error"]["message"]
+    assert message.endswith("wrap_fake.py exited with status 6"), message
+    peer.close()
+
+
 def the_end_of_input_ends_the_server_and_what_it_started(capout):
     for flags in [["--ignore-eof"], ["--ignore-eof", "--ignore-term"]]:
         peer = wrapped(capout, *flags)
@@ -315,6 +326,7 @@ TESTS = [
     a_command_not_found_is_an_error_naming_it,
     a_server_that_exits_before_initialize_is_an_error_with_its_stderr,
     a_server_that_dies_fails_every_pending_call_with_its_status,
+    a_server_that_dies_in_the_middle_of_a_line_still_fails_its_calls,
     the_end_of_input_ends_the_server_and_what_it_started,
     a_signal_ends_the_proxy_the_server_and_the_saved_folder,
     a_cut_result_is_saved_and_capout_page_pages_it,

@@ -247,6 +247,7 @@ fn relay_server(
             Err(_) => break,
         }
     }
+    let _ = replies.finish();
     drop(stdout);
     let status = server::reap(child, handle);
     if session.ending.load(Ordering::SeqCst) {

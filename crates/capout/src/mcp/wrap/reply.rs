@@ -638,6 +638,17 @@ impl Replies {
         Replies { session, walker: Walker::new(), line }
     }
 
+    /// The server's output ended. A line streamed in part is ended, so
+    /// that the client reads the lines after it (the proxy's own) whole;
+    /// a line kept in part is dropped: its request gets the server's end.
+    pub fn finish(&mut self) -> std::io::Result<()> {
+        if self.line.passing {
+            self.session.out.part(b"\n", true)?;
+        }
+        self.line.reset();
+        Ok(())
+    }
+
     /// Reads the next bytes of the server's output.
     pub fn feed(&mut self, mut input: &[u8]) -> std::io::Result<()> {
         while !input.is_empty() {
