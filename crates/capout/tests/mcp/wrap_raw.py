@@ -218,6 +218,15 @@ def a_command_not_found_is_an_error_naming_it(capout):
     same(peer.stderr, b"capout: --mcp-wrap: cannot run the server capout-no-such-server --flag: command not found\n")
 
 
+def a_profile_that_does_not_load_is_a_usage_error(capout):
+    peer = Peer([capout, "--mcp-wrap", "--profile", "nosuch", "--", *FAKE])
+    same(peer.wait_exit(), 2)
+    assert peer.stderr.startswith(b"capout: --mcp-wrap: no such profile: nosuch (the profiles are read, grep, bash, tool"), peer.stderr
+    peer = Peer([capout, "--mcp-wrap", "--nosuch"])
+    same(peer.wait_exit(), 2)
+    same(peer.stderr, b"capout: --mcp-wrap: unknown option --nosuch\nusage: capout --mcp-wrap [--profile NAME] -- COMMAND [ARG]...\n")
+
+
 def a_server_that_exits_before_initialize_is_an_error_with_its_stderr(capout):
     peer = wrapped(capout, "--exit-before-init", "4")
     reply = json.loads(peer.request(1, "initialize", {}))
@@ -298,6 +307,10 @@ def a_cut_result_is_saved_and_capout_page_pages_it(capout):
     for other in ["/etc/passwd", path + "/../../etc/passwd", "capout-x.log", str(Path(path).parent)]:
         refused = peer.call(4, "capout_page", path=other)["result"]
         assert refused["isError"] and "is not a result saved in this session" in refused["content"][0]["text"], refused
+    gone = str(Path(path).parent / "capout-gone.log")
+    refused = peer.call(5, "capout_page", path=gone)["result"]
+    same(refused, {"content": [{"type": "text", "text": f"'{gone}': this saved output was removed (the server keeps "
+                   "at most 1 GiB of saved outputs, oldest removed first)"}], "isError": True})
     peer.close()
     assert not Path(path).exists()
 
@@ -324,6 +337,7 @@ TESTS = [
     the_first_page_of_tools_gets_capout_page_and_no_other,
     a_server_tool_named_capout_page_is_an_error_at_start_naming_both,
     a_command_not_found_is_an_error_naming_it,
+    a_profile_that_does_not_load_is_a_usage_error,
     a_server_that_exits_before_initialize_is_an_error_with_its_stderr,
     a_server_that_dies_fails_every_pending_call_with_its_status,
     a_server_that_dies_in_the_middle_of_a_line_still_fails_its_calls,

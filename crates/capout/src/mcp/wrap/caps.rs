@@ -24,15 +24,16 @@ impl Caps {
     /// saving what it cuts in `saved`.
     pub fn load(file: Option<ConfigFile>, default: &str, saved: &Path) -> Result<Caps, String> {
         let load = |name: &str| {
-            profiles::config_with(file.as_ref(), name).map(|mut options| {
-                // The result is the model's: the notice with it, no live
-                // count, no JSON object; the whole saved for paging.
-                options.notice = NoticeTarget::Stdout;
-                options.json = false;
-                options.progress = false;
-                options.save = Some(SaveTo::Dir(saved.to_path_buf()));
-                (name.to_owned(), options)
-            })
+            let mut options = profiles::config_with(file.as_ref(), name)?;
+            // The result is the model's: the notice with it, no live
+            // count, no JSON object; the whole saved for paging.
+            options.notice = NoticeTarget::Stdout;
+            options.json = false;
+            options.progress = false;
+            // What the engine refuses (a pattern), it refuses now.
+            capout_core::Capper::with_options(&options).map_err(|e| format!("profile {name}: {e}"))?;
+            options.save = Some(SaveTo::Dir(saved.to_path_buf()));
+            Ok::<_, String>((name.to_owned(), options))
         };
         let mut profiles = vec![load(default)?];
         for (_, rule) in file.iter().flat_map(ConfigFile::tool_rules) {

@@ -123,9 +123,9 @@ pub fn main(words: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
         Parsed::Run(wrap) => match run(&wrap) {
             Ok(code) => code,
-            Err(e) => {
+            Err((exit, e)) => {
                 let _ = writeln!(io::stderr(), "capout: --mcp-wrap: {e}");
-                Exit::Failure.into()
+                exit.into()
             }
         },
     }
@@ -142,31 +142,37 @@ fn command_words(command: &[OsString]) -> String {
     }
 }
 
-fn run(wrap: &Wrap) -> Result<ExitCode, String> {
-    let file = crate::profiles::ConfigFile::load().map_err(|e| crate::profiles::strip_error(&e))?;
-    let saved_max = saved::saved_max()?;
+/// The proxy's session; an error is one that ends it before it starts:
+/// a config file or a profile that is not valid is a usage error.
+fn run(wrap: &Wrap) -> Result<ExitCode, (Exit, String)> {
+    let usage = |e: String| (Exit::Usage, e);
+    let failure = |e: String| (Exit::Failure, e);
+    let file = crate::profiles::ConfigFile::load().map_err(|e| usage(crate::profiles::strip_error(&e)))?;
+    let saved_max = saved::saved_max().map_err(usage)?;
     // What the server leaves running becomes the proxy's to find and end.
     leftovers::become_subreaper();
     let folder = tempfile::Builder::new()
         .prefix("capout-mcp-wrap-")
         .permissions(std::fs::Permissions::from_mode(0o700))
         .tempdir()
-        .map_err(|e| format!("cannot make a folder for saved results: {e}"))?;
-    let dir =
-        folder.path().canonicalize().map_err(|e| format!("cannot find the folder of saved results: {e}"))?;
-    let caps = caps::Caps::load(file, &wrap.profile, &dir)?;
-    let pager = Tools::new(Roots::new(&dir, dir.clone(), dir.clone()))?;
-    let stdout = File::from(io::stdout().as_fd().try_clone_to_owned().map_err(|e| e.to_string())?);
+        .map_err(|e| failure(format!("cannot make a folder for saved results: {e}")))?;
+    let dir = folder
+        .path()
+        .canonicalize()
+        .map_err(|e| failure(format!("cannot find the folder of saved results: {e}")))?;
+    let caps = caps::Caps::load(file, &wrap.profile, &dir).map_err(usage)?;
+    let pager = Tools::new(Roots::new(&dir, dir.clone(), dir.clone())).map_err(usage)?;
+    let stdout = io::stdout().as_fd().try_clone_to_owned().map_err(|e| failure(e.to_string()))?;
     let command = command_words(&wrap.command);
-    let out = out::Out::new(Box::new(stdout));
-    let session = Arc::new(Session::new(caps, dir.clone(), saved_max, pager, out, command.clone()));
-    let handle = start_server(&session, wrap)?;
-    watch_signals(&session, handle.as_ref().map(|(_, h)| Arc::clone(h)), &dir)
-        .map_err(|e| format!("cannot catch signals: {e}"))?;
-    let (mut stdin, handle) = match handle {
-        Some((stdin, handle)) => (Some(stdin), Some(handle)),
-        None => (None, None),
-    };
+    let out = out::Out::new(Box::new(File::from(stdout)));
+    let session = Arc::new(Session::new(caps, dir.clone(), saved_max, pager, out, command));
+    // Caught before the server starts: a signal that comes meanwhile is
+    // seen once the watcher runs, and still ends the server.
+    let signals = Signals::catch(false).map_err(|e| failure(format!("cannot catch signals: {e}")))?;
+    let started = start_server(&session, wrap).map_err(failure)?;
+    let (mut stdin, handle) = started.map_or((None, None), |(stdin, handle)| (Some(stdin), Some(handle)));
+    watch_signals(signals, &session, handle.clone(), &dir)
+        .map_err(|e| failure(format!("cannot catch signals: {e}")))?;
     relay_client(&session, stdin.as_mut());
     // The client is gone: the server reads the end of its input, and has
     // the grace to end by itself; then it is ended, and what it started.
@@ -287,8 +293,12 @@ fn relay_client(session: &Arc<Session>, mut server: Option<&mut std::process::Ch
 /// Catches SIGINT, SIGTERM and SIGHUP for the proxy's whole life: the
 /// server is ended (SIGTERM, then SIGKILL), the folder removed, and the
 /// proxy dies of the signal.
-fn watch_signals(session: &Arc<Session>, handle: Option<Arc<server::Handle>>, dir: &Path) -> io::Result<()> {
-    let mut signals = Signals::catch(false)?;
+fn watch_signals(
+    mut signals: Signals,
+    session: &Arc<Session>,
+    handle: Option<Arc<server::Handle>>,
+    dir: &Path,
+) -> io::Result<()> {
     let session = Arc::clone(session);
     let dir = dir.to_path_buf();
     std::thread::Builder::new().name("capout-wrap-signals".into()).spawn(move || {

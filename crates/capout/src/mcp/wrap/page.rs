@@ -79,6 +79,9 @@ fn page(session: &Session, line: &[u8]) -> Result<String, String> {
     if !saved_here(&args.path, &session.dir) {
         return Err(notice::not_saved_here(&args.path, &session.dir));
     }
+    if !Path::new(&args.path).exists() {
+        return Err(crate::mcp::paths::saved_output_removed(&args.path));
+    }
     session.pager.read(&args.path, args.offset.unwrap_or(0), args.limit)
 }
 
