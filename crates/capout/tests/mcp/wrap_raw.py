@@ -242,6 +242,18 @@ def a_server_that_exits_before_initialize_is_an_error_with_its_stderr(capout):
          "initialize\n".encode())
 
 
+def a_request_sent_before_the_input_ends_is_still_answered(capout):
+    # The client writes and closes at once, as `echo ... | capout --mcp-wrap` does.
+    peer = wrapped(capout, "--exit-before-init", "4")
+    peer.send(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n')
+    peer.proc.stdin.close()
+    message = json.loads(peer.line())["error"]["message"]
+    assert "exited with status 4 before it answered initialize" in message, message
+    same(peer.line(), None)
+    # A request left unanswered fails the session.
+    same(peer.wait_exit(), 1)
+
+
 def a_server_that_dies_fails_every_pending_call_with_its_status(capout):
     for flags in [[], ["--id-last"]]:
         peer = wrapped(capout, *flags)
@@ -339,6 +351,7 @@ TESTS = [
     a_command_not_found_is_an_error_naming_it,
     a_profile_that_does_not_load_is_a_usage_error,
     a_server_that_exits_before_initialize_is_an_error_with_its_stderr,
+    a_request_sent_before_the_input_ends_is_still_answered,
     a_server_that_dies_fails_every_pending_call_with_its_status,
     a_server_that_dies_in_the_middle_of_a_line_still_fails_its_calls,
     the_end_of_input_ends_the_server_and_what_it_started,

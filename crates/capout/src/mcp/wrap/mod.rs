@@ -184,10 +184,14 @@ fn run(wrap: &Wrap) -> Result<ExitCode, (Exit, String)> {
         handle.end();
     }
     leftovers::end_unreaped(Which::All, server::GRACE);
+    // The last answers, and the errors of what the server left
+    // unanswered, reach the client before the proxy ends.
+    if let Some(handle) = &handle {
+        handle.wait_relayed(server::GRACE);
+    }
     crate::command::reap_orphans();
     drop(folder);
-    let failed = session.pending().gone.is_some();
-    Ok(if failed { Exit::Failure.into() } else { ExitCode::SUCCESS })
+    Ok(if session.failed.load(Ordering::SeqCst) { Exit::Failure.into() } else { ExitCode::SUCCESS })
 }
 
 /// Starts the server, with a thread for its output and one for its
@@ -256,13 +260,13 @@ fn relay_server(
     let _ = replies.finish();
     drop(stdout);
     let status = server::reap(child, handle);
-    if session.ending.load(Ordering::SeqCst) {
-        return;
-    }
+    // Even once the client's input has ended: it may still read the
+    // answers to what it asked.
     let initialized = session.pending().initialized;
     let words = status.map_or_else(|| "ended".to_owned(), server::status_words);
     let message = notice::server_ended(&session.command, &words, initialized);
     session.fail(&Gone { message, stderr: tail.lines(server::GRACE) });
+    handle.relayed();
 }
 
 /// The client's input to the server, until it ends.

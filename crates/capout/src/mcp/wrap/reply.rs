@@ -77,7 +77,7 @@ struct Line {
     saved: bool,
 }
 
-/// What the bytes of a value decoded or passed raw are.
+/// What the decoded bytes of the current value are for.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Current {
     Text,

@@ -45,6 +45,9 @@ pub struct Handle {
     pidfd: Option<OwnedFd>,
     status: Mutex<Option<ExitStatus>>,
     exited: Condvar,
+    /// Its output has all been given on, and its end told.
+    relayed: Mutex<bool>,
+    told: Condvar,
 }
 
 impl Handle {
@@ -80,6 +83,19 @@ impl Handle {
         *status
     }
 
+    /// Says that the server's output has all been given on, and its end
+    /// told to the requests that waited.
+    pub fn relayed(&self) {
+        *self.relayed.lock().unwrap_or_else(PoisonError::into_inner) = true;
+        self.told.notify_all();
+    }
+
+    /// Waits at most `limit` for [`Handle::relayed`].
+    pub fn wait_relayed(&self, limit: Duration) {
+        let relayed = self.relayed.lock().unwrap_or_else(PoisonError::into_inner);
+        let _ = self.told.wait_timeout_while(relayed, limit, |r| !*r);
+    }
+
     /// Ends the server and what it started: SIGTERM, then SIGKILL to
     /// what is left after [`GRACE`].
     pub fn end(&self) {
@@ -105,7 +121,14 @@ pub fn start(command: &[OsString]) -> io::Result<Server> {
         .spawn()?;
     let pid = Pid::from_child(&child);
     let pidfd = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok();
-    let handle = Arc::new(Handle { pid, pidfd, status: Mutex::new(None), exited: Condvar::new() });
+    let handle = Arc::new(Handle {
+        pid,
+        pidfd,
+        status: Mutex::new(None),
+        exited: Condvar::new(),
+        relayed: Mutex::new(false),
+        told: Condvar::new(),
+    });
     let (Some(stdin), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {

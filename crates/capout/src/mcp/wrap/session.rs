@@ -3,7 +3,7 @@
 //! how the server is ended when the session cannot go on.
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use serde_json::Value;
@@ -34,8 +34,12 @@ pub struct Session {
     pub media_cap: u64,
     /// What pages the saved results (`read`, with the folder as root).
     pub pager: Tools,
-    /// The client is gone: the server's end is the proxy's doing.
+    /// The client's input has ended: the server's end is the session's.
     pub ending: AtomicBool,
+    /// The server could not be asked while the session went on (it could
+    /// not start, it ended, its tools could not be told apart), or left a
+    /// request unanswered.
+    pub failed: AtomicBool,
     /// Ends the server, when the session cannot go on with it.
     stop: Mutex<Option<Box<dyn FnOnce() + Send>>>,
 }
@@ -58,6 +62,7 @@ impl Session {
             media_cap: super::media::MEDIA_CAP,
             pager,
             ending: AtomicBool::new(false),
+            failed: AtomicBool::new(false),
             stop: Mutex::new(None),
         }
     }
@@ -84,8 +89,14 @@ impl Session {
         pending.gone = Some(why.clone());
         // Said before the answers: the client may end the session as soon
         // as it reads them.
-        if !self.ending.load(std::sync::atomic::Ordering::SeqCst) {
+        let ending = self.ending.load(Ordering::SeqCst);
+        if !ending {
             eprintln!("capout: --mcp-wrap: {}", why.message);
+        }
+        // A request left unanswered fails the session, the client gone
+        // or not.
+        if !ending || !ids.is_empty() {
+            self.failed.store(true, Ordering::SeqCst);
         }
         // Written while locked: a request that comes meanwhile waits and
         // then finds the server gone, so none is answered twice or never.
