@@ -100,13 +100,13 @@ mod tests {
 
     #[test]
     fn only_a_file_of_the_folder_is_saved_here() {
-        let dir = Path::new("/tmp/capout-wrap-x");
-        assert!(saved_here("/tmp/capout-wrap-x/capout-a.log", dir));
-        assert!(!saved_here("/tmp/capout-wrap-x", dir));
-        assert!(!saved_here("/tmp/capout-wrap-x/../etc/passwd", dir));
-        assert!(!saved_here("/tmp/capout-wrap-x/a/b", dir));
+        let dir = Path::new("/run/capout-wrap-x");
+        assert!(saved_here("/run/capout-wrap-x/capout-a.log", dir));
+        assert!(!saved_here("/run/capout-wrap-x", dir));
+        assert!(!saved_here("/run/capout-wrap-x/../etc/passwd", dir));
+        assert!(!saved_here("/run/capout-wrap-x/a/b", dir));
         assert!(!saved_here("capout-a.log", dir));
         assert!(!saved_here("/etc/passwd", dir));
-        assert!(!saved_here("/tmp/capout-wrap-xy/capout-a.log", dir));
+        assert!(!saved_here("/run/capout-wrap-xy/capout-a.log", dir));
     }
 }
