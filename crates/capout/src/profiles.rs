@@ -23,11 +23,14 @@ use capout_core::Options;
 use crate::cli::{self, Action, Layer};
 
 /// The built-in profiles: `read`, `grep` and `bash`, the caps of the
-/// three standard tools.
-pub const BUILT_IN: [(&str, &[&str]); 3] = [
+/// three standard tools, and `tool`, the cap of every other tool's output
+/// (the results that `capout --mcp-wrap` bounds): the `read` budget of
+/// 8000 characters, which fits every harness measured.
+pub const BUILT_IN: [(&str, &[&str]); 4] = [
     ("read", &["--head-lines", "500", "--budget-chars", "8000", "--binary", "hide"]),
     ("grep", &["--max-matches", "50"]),
     ("bash", &["--tail-chars", "5000", "--strip-ansi", "--collapse-cr", "--binary", "hide"]),
+    ("tool", &["--head-chars", "8000", "--binary", "hide"]),
 ];
 
 /// The largest config file that is read: a larger one is surely not a
@@ -49,6 +52,20 @@ pub struct ConfigFile {
     pub defaults: Vec<OsString>,
     /// The words of each `[profile.NAME]`, each with its key.
     profiles: Vec<(String, Vec<(String, OsString)>)>,
+    /// The `[tools]` table: a pattern of tool names, and what bounds the
+    /// output of the tools it matches.
+    tools: Vec<(String, ToolRule)>,
+}
+
+/// What the config file's `[tools]` table says of the tools whose names
+/// a pattern matches (`"directory_tree" = "read"`, `"search_*" = "grep"`,
+/// `"get_secret" = false`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolRule {
+    /// Their output is bounded by this profile.
+    Profile(String),
+    /// Their output is left as it is (`false`).
+    Leave,
 }
 
 impl ConfigFile {
@@ -115,11 +132,29 @@ impl ConfigFile {
                         file.profiles.push((profile.clone(), keys.words(path, &table, options)?));
                     }
                 }
-                ("defaults" | "profile", _) => {
+                ("tools", Value::Table(rules)) => {
+                    for (pattern, value) in rules {
+                        let fail = |why: &str| error(path, Some("tools"), Some(pattern), why);
+                        let rule = match value {
+                            Value::String(profile) => ToolRule::Profile(profile.clone()),
+                            Value::Boolean(false) => ToolRule::Leave,
+                            _ => {
+                                return Err(fail(
+                                    "expected the name of a profile, or false to leave the output as it is",
+                                ));
+                            }
+                        };
+                        if pattern.is_empty() {
+                            return Err(fail("a pattern cannot be empty"));
+                        }
+                        file.tools.push((pattern.clone(), rule));
+                    }
+                }
+                ("defaults" | "profile" | "tools", _) => {
                     return Err(error(path, None, Some(name), "expected a table"));
                 }
                 (_, Value::Table(_)) => {
-                    let why = "unknown table: expected [defaults] or [profile.NAME]";
+                    let why = "unknown table: expected [defaults], [profile.NAME] or [tools]";
                     return Err(error(path, Some(name), None, why));
                 }
                 _ => {
@@ -128,7 +163,21 @@ impl ConfigFile {
                 }
             }
         }
+        // Once every profile is known: a rule may name one defined below it.
+        for (pattern, rule) in &file.tools {
+            if let ToolRule::Profile(name) = rule
+                && !names(Some(&file)).contains(&name.as_str())
+            {
+                let why = format!("no such profile: {name} ({})", known(Some(&file)));
+                return Err(error(path, Some("tools"), Some(pattern), &why));
+            }
+        }
         Ok(file)
+    }
+
+    /// The rules of the `[tools]` table, each with its pattern.
+    pub fn tool_rules(&self) -> &[(String, ToolRule)] {
+        &self.tools
     }
 
     /// The layer of `[defaults]`, when it holds any option.
@@ -186,6 +235,58 @@ pub fn built_in(file: Option<&ConfigFile>, name: &str) -> Option<&'static [&'sta
         return None;
     }
     BUILT_IN.iter().find(|(n, _)| *n == name).map(|(_, words)| *words)
+}
+
+/// What the `[tools]` table of `file` says of the tool `name`: the rule
+/// of the pattern that matches it most closely. A name written out beats
+/// every pattern; of two patterns, the one with more characters that are
+/// not `*` or `?` wins, and of two as long, the first in the order of
+/// their names.
+pub fn tool_rule<'a>(file: Option<&'a ConfigFile>, name: &str) -> Option<&'a ToolRule> {
+    let literal = |pattern: &str| pattern.chars().filter(|c| !matches!(c, '*' | '?')).count();
+    let wild = |pattern: &str| pattern.contains(['*', '?']);
+    file?
+        .tools
+        .iter()
+        .filter(|(pattern, _)| glob_match(pattern, name))
+        // Sorted by name, so that the order of the file does not matter.
+        .min_by(|(a, _), (b, _)| {
+            (wild(a), std::cmp::Reverse(literal(a)), a).cmp(&(wild(b), std::cmp::Reverse(literal(b)), b))
+        })
+        .map(|(_, rule)| rule)
+}
+
+/// Whether `name` matches `pattern`, in which `*` stands for any run of
+/// characters (none too) and `?` for one; every other character for
+/// itself.
+pub fn glob_match(pattern: &str, name: &str) -> bool {
+    let pattern: Vec<char> = pattern.chars().collect();
+    let name: Vec<char> = name.chars().collect();
+    let (mut p, mut n) = (0, 0);
+    // Where the last `*` was, and the name's place when it was met: a
+    // mismatch after it lets that `*` take one character more.
+    let mut star: Option<(usize, usize)> = None;
+    while n < name.len() {
+        match pattern.get(p) {
+            Some('*') => {
+                star = Some((p, n));
+                p += 1;
+            }
+            Some(&c) if c == '?' || c == name[n] => {
+                p += 1;
+                n += 1;
+            }
+            _ => match star {
+                Some((at, taken)) => {
+                    p = at + 1;
+                    n = taken + 1;
+                    star = Some((at, taken + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern[p..].iter().all(|&c| c == '*')
 }
 
 /// The names of the profiles there are, for an error message: the first
@@ -317,7 +418,8 @@ pub fn config(name: &str) -> Result<Options, String> {
     config_with(file.as_ref(), name)
 }
 
-fn config_with(file: Option<&ConfigFile>, name: &str) -> Result<Options, String> {
+/// [`config`], with the config file `file` read already.
+pub fn config_with(file: Option<&ConfigFile>, name: &str) -> Result<Options, String> {
     // Only the profile: the file's [defaults] are for the command line.
     let file = file.map(|f| ConfigFile { defaults: Vec::new(), ..f.clone() });
     match cli::try_parse_with(["capout", "--profile", name], file.as_ref(), None) {
@@ -328,7 +430,7 @@ fn config_with(file: Option<&ConfigFile>, name: &str) -> Result<Options, String>
 }
 
 /// A usage error's first line, without clap's `error: `.
-fn strip_error(e: &clap::Error) -> String {
+pub fn strip_error(e: &clap::Error) -> String {
     let text = e.render().to_string();
     let first = text.lines().next().unwrap_or_default();
     first.strip_prefix("error: ").unwrap_or(first).to_owned()
@@ -345,6 +447,8 @@ mod tests {
         assert_eq!(config("read").unwrap().cap, CapSpec::HeadLines { limit: 500, offset: 0 });
         assert_eq!(config("grep").unwrap().cap, CapSpec::MaxMatches(50));
         assert_eq!(config("bash").unwrap().cap, CapSpec::TailChars(5000));
+        assert_eq!(config("tool").unwrap().cap, CapSpec::HeadChars(8000));
+        assert!(config("tool").unwrap().hide_binary);
         assert_eq!(config("read").unwrap().max_line(), Some(2000));
         assert!(config("nosuch").unwrap_err().contains("no such profile: nosuch"));
     }
@@ -411,5 +515,67 @@ mod tests {
         assert_eq!((read.cap, read.json), (CapSpec::HeadLines { limit: 80, offset: 0 }, false));
         assert_eq!(config_with(Some(&file), "quick").unwrap().cap, CapSpec::TailLines(9));
         assert_eq!(config_with(Some(&file), "grep").unwrap().cap, CapSpec::MaxMatches(50));
+    }
+
+    #[test]
+    fn a_glob_matches_as_a_shell_pattern_does() {
+        let cases = [
+            ("*", "", true),
+            ("*", "anything", true),
+            ("search_*", "search_code", true),
+            ("search_*", "search_", true),
+            ("search_*", "research_code", false),
+            ("*_file", "read_text_file", true),
+            ("*_file", "read_text_files", false),
+            ("a*b*c", "aXbYbZc", true),
+            ("a*b*c", "aXbYbZ", false),
+            ("?at", "cat", true),
+            ("?at", "at", false),
+            ("mcp__github__*", "mcp__github__search", true),
+            ("exact", "exact", true),
+            ("exact", "exactly", false),
+            ("é*", "été", true),
+        ];
+        for (pattern, name, expected) in cases {
+            assert_eq!(glob_match(pattern, name), expected, "{pattern} against {name}");
+        }
+    }
+
+    #[test]
+    fn the_closest_tools_pattern_names_the_profile() {
+        let file = ConfigFile::parse(
+            Path::new("c.toml"),
+            "[tools]\n\"*\" = \"bash\"\n\"read_*\" = \"grep\"\n\"read_text_*\" = \"quick\"\n\
+             \"read_text_file\" = \"read\"\n\"secret\" = false\n[profile.quick]\nhead-lines = 3\n",
+        )
+        .unwrap();
+        let rule = |name| tool_rule(Some(&file), name).cloned();
+        let profile = |name: &str| Some(ToolRule::Profile(name.into()));
+        assert_eq!(rule("read_text_file"), profile("read"));
+        assert_eq!(rule("read_text_files"), profile("quick"));
+        assert_eq!(rule("read_media_file"), profile("grep"));
+        assert_eq!(rule("other"), profile("bash"));
+        assert_eq!(rule("secret"), Some(ToolRule::Leave));
+        assert_eq!(tool_rule(None, "x"), None);
+        let none = ConfigFile::parse(Path::new("c.toml"), "[tools]\n\"a\" = \"read\"\n").unwrap();
+        assert_eq!(tool_rule(Some(&none), "b"), None);
+    }
+
+    #[test]
+    fn a_tools_rule_must_name_a_profile_or_be_false() {
+        let e = |text: &str| strip_error(&ConfigFile::parse(Path::new("c.toml"), text).unwrap_err());
+        assert_eq!(
+            e("[tools]\nx = \"nosuch\"\n"),
+            "in config file c.toml [tools] x: no such profile: nosuch (the profiles are read, grep, bash, tool)"
+        );
+        assert_eq!(
+            e("[tools]\nx = true\n"),
+            "in config file c.toml [tools] x: expected the name of a profile, or false to leave the output as it is"
+        );
+        assert_eq!(
+            e("[tools]\n\"\" = \"read\"\n"),
+            "in config file c.toml [tools] : a pattern cannot be empty"
+        );
+        assert_eq!(e("tools = 1\n"), "in config file c.toml tools: expected a table");
     }
 }

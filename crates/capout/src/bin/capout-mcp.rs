@@ -1,5 +1,7 @@
 //! `capout-mcp`, which `capout --mcp [--root DIR]` runs: the bounded
-//! tools `read`, `grep` and `bash` over the Model Context Protocol.
+//! tools `read`, `grep` and `bash` over the Model Context Protocol; and,
+//! as `capout-mcp --wrap -- COMMAND`, which `capout --mcp-wrap -- COMMAND`
+//! runs, the proxy that bounds another MCP server's tool results.
 
 use std::io::Write as _;
 
@@ -9,6 +11,11 @@ fn main() -> std::process::ExitCode {
     if capout::completions::manual_requested(std::env::args_os()) {
         let _ = std::io::stdout().lock().write_all(capout::completions::MANUAL.as_bytes());
         return std::process::ExitCode::SUCCESS;
+    }
+    // `capout --mcp-wrap -- COMMAND` runs `capout-mcp --wrap -- COMMAND`.
+    let mut args = std::env::args_os().skip(1);
+    if args.next().is_some_and(|word| word == "--wrap") {
+        return capout::mcp::wrap::main(args);
     }
     capout::mcp::main()
 }

@@ -19,6 +19,11 @@ fn main() -> ExitCode {
     if let Some(root) = cli::mcp_requested(std::env::args_os()) {
         return serve_mcp(&root);
     }
+    // `capout --mcp-wrap [OPTIONS] -- COMMAND`: the proxy, in the same
+    // executable as the server.
+    if let Some(words) = cli::wrap_requested(std::env::args_os()) {
+        return serve_wrap(words);
+    }
     if completions::manual_requested(std::env::args_os()) {
         return print_manual();
     }
@@ -129,20 +134,38 @@ fn main() -> ExitCode {
 /// directory, where every way of installing capout puts both.
 #[cfg(feature = "mcp")]
 fn serve_mcp(root: &std::path::Path) -> ExitCode {
+    exec_mcp("--mcp", ["--root".into(), root.as_os_str().to_owned()])
+}
+
+/// `capout --mcp-wrap WORDS`: `capout-mcp --wrap WORDS`, from capout's
+/// own directory.
+#[cfg(feature = "mcp")]
+fn serve_wrap(words: Vec<std::ffi::OsString>) -> ExitCode {
+    exec_mcp("--mcp-wrap", std::iter::once("--wrap".into()).chain(words))
+}
+
+/// Replaces capout with `capout-mcp ARGS`; `option` names what asked
+/// for it in an error.
+#[cfg(feature = "mcp")]
+fn exec_mcp(option: &str, args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode {
     use std::os::unix::process::CommandExt;
     let server = match std::env::current_exe() {
         Ok(exe) => exe.with_file_name("capout-mcp"),
         Err(e) => {
             return fail(
                 &mut io::stderr(),
-                &format_args!("--mcp: cannot find capout's own path: {e}"),
+                &format_args!("{option}: cannot find capout's own path: {e}"),
                 Exit::Failure,
             );
         }
     };
-    let e = std::process::Command::new(&server).arg("--root").arg(root).exec();
+    let e = std::process::Command::new(&server).args(args).exec();
     let reason = command::plain_reason(&e);
-    fail(&mut io::stderr(), &format_args!("--mcp: cannot run {}: {reason}", server.display()), Exit::Failure)
+    fail(
+        &mut io::stderr(),
+        &format_args!("{option}: cannot run {}: {reason}", server.display()),
+        Exit::Failure,
+    )
 }
 
 /// `capout --man`: `capout-mcp --man`, from capout's own directory, prints
@@ -177,6 +200,11 @@ fn print_manual() -> ExitCode {
 #[cfg(not(feature = "mcp"))]
 fn serve_mcp(_: &std::path::Path) -> ExitCode {
     fail(&mut io::stderr(), &"--mcp: built without the MCP server (cargo feature mcp)", Exit::Usage)
+}
+
+#[cfg(not(feature = "mcp"))]
+fn serve_wrap(_: Vec<std::ffi::OsString>) -> ExitCode {
+    fail(&mut io::stderr(), &"--mcp-wrap: built without the MCP server (cargo feature mcp)", Exit::Usage)
 }
 
 /// The exit status of a filter-mode run, with its error on stderr.

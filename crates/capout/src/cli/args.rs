@@ -159,7 +159,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub(super) input: Option<PathBuf>,
 
-    /// Apply the options of profile NAME: read, grep, bash, or a [profile.NAME] of the config file
+    /// Apply the options of profile NAME: read, grep, bash, tool, or a [profile.NAME] of the config file
     #[arg(long, value_name = "NAME")]
     pub(super) profile: Option<String>,
 

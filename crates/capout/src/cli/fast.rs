@@ -1,5 +1,6 @@
 //! What is read without building clap's parser, whose cost is more than
-//! the rest of a run on a small input: `capout --mcp [--root DIR]`, and
+//! the rest of a run on a small input: `capout --mcp [--root DIR]`,
+//! `capout --mcp-wrap ...`, and
 //! the command lines that harness hooks and short runs give.
 
 use std::ffi::OsString;
@@ -118,4 +119,12 @@ pub fn mcp_requested(args: impl IntoIterator<Item = OsString>) -> Option<PathBuf
         }
     }
     mcp.then(|| root.unwrap_or_else(|| PathBuf::from(".")))
+}
+
+/// The words after `--mcp-wrap`, when the command line starts with it:
+/// `capout --mcp-wrap [OPTIONS] -- COMMAND [ARG]...` is the MCP proxy,
+/// whose own parser (in `capout-mcp --wrap`) reads them.
+pub fn wrap_requested(args: impl IntoIterator<Item = OsString>) -> Option<Vec<OsString>> {
+    let mut words = args.into_iter().skip(1);
+    words.next().filter(|word| word == "--mcp-wrap").map(|_| words.collect())
 }

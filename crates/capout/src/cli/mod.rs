@@ -21,7 +21,7 @@ mod validate;
 #[cfg(test)]
 pub use args::PARSERS_BUILT;
 pub use args::{Args, command};
-pub use fast::mcp_requested;
+pub use fast::{mcp_requested, wrap_requested};
 pub use layers::{Layer, parse, parse_from, try_parse, try_parse_with};
 pub use validate::{Action, Run};
 

@@ -26,6 +26,7 @@ mod server;
 pub use lifecycle::{hosted, leftovers, saved};
 pub mod tools;
 mod transport;
+pub mod wrap;
 
 pub use lifecycle::main;
 pub use notice::describe;
