@@ -736,6 +736,7 @@ impl Cutter {
     fn end_string(&mut self, s: Str, limit: u64) {
         if s.cut && self.live {
             self.pending_cuts += 1;
+            self.cut = true;
             self.keep(notice::json_cut(s.chars - limit).as_bytes());
         }
         self.keep(b"\"");
@@ -850,6 +851,7 @@ impl Cutter {
     fn deep_end(&mut self, chars: u64) {
         if self.live {
             self.pending_cuts += 1;
+            self.cut = true;
             let marker = format!("\"{}\"", notice::json_cut(chars));
             self.keep(marker.as_bytes());
         }
