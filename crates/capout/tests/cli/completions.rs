@@ -72,7 +72,7 @@ fn numbers_complete_to_nothing_and_paths_to_paths() {
     assert_eq!(candidates("capout --input al"), ["alpha.txt"]);
     assert_eq!(candidates("capout --save-dir "), ["bin", "subdir"]);
     assert_eq!(candidates("capout --progress a"), ["always", "auto"]);
-    assert_eq!(candidates("capout --profile "), ["bash", "grep", "read"]);
+    assert_eq!(candidates("capout --profile "), ["bash", "grep", "read", "tool"]);
 }
 
 #[test]

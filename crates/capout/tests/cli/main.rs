@@ -10,6 +10,7 @@ mod gnu;
 mod harness;
 mod hooks;
 mod hooks_codex;
+mod json_items;
 mod keep;
 mod limits;
 mod matches;

@@ -109,11 +109,11 @@ fn config_home(text: &str) -> tempfile::TempDir {
 fn a_mistyped_profile_gets_a_hint() {
     assert_eq!(
         usage_error(&["--profile=reed"]),
-        "error: no such profile: reed; did you mean read? (the profiles are read, grep, bash)"
+        "error: no such profile: reed; did you mean read? (the profiles are read, grep, bash, tool)"
     );
     assert_eq!(
         usage_error(&["--profile", "xyz"]),
-        "error: no such profile: xyz (the profiles are read, grep, bash)"
+        "error: no such profile: xyz (the profiles are read, grep, bash, tool)"
     );
     let home = config_home("[profile.quick]\ntail-lines = 100\n");
     let out = capout()
@@ -125,7 +125,7 @@ fn a_mistyped_profile_gets_a_hint() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr).lines().next().unwrap(),
-        "error: no such profile: quikc; did you mean quick? (the profiles are read, grep, bash, quick)"
+        "error: no such profile: quikc; did you mean quick? (the profiles are read, grep, bash, tool, quick)"
     );
 }
 
@@ -134,12 +134,12 @@ fn list_profiles_names_the_config_files_profiles_too() {
     let home = config_home("[profile.quick]\ntail-lines = 100\n[profile.read]\nhead-lines = 3\n");
     let out = capout().arg("--list-profiles").env("XDG_CONFIG_HOME", home.path()).output().unwrap();
     assert_eq!((out.status.code(), out.stderr.as_slice()), (Some(0), &b""[..]));
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "read\ngrep\nbash\nquick\n");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "read\ngrep\nbash\ntool\nquick\n");
     // A broken config file: the built-in names, and no error to show.
     let broken = config_home("[profile.quick\n");
     let out = capout().arg("--list-profiles").env("XDG_CONFIG_HOME", broken.path()).output().unwrap();
     assert_eq!((out.status.code(), out.stderr.as_slice()), (Some(0), &b""[..]));
-    assert_eq!(String::from_utf8_lossy(&out.stdout), "read\ngrep\nbash\n");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "read\ngrep\nbash\ntool\n");
 }
 
 #[test]
@@ -170,7 +170,7 @@ fn bash_completes_the_profiles_of_the_config_file() {
         found.sort();
         found
     };
-    assert_eq!(complete("capout --profile "), ["bash", "deep", "grep", "quick", "read"]);
+    assert_eq!(complete("capout --profile "), ["bash", "deep", "grep", "quick", "read", "tool"]);
     assert_eq!(complete("capout --profile q"), ["quick"]);
 }
 

@@ -201,7 +201,7 @@ const ERRORS: &[(&str, &[&str], &str)] = &[
     (
         "[defaults]\nprofile = \"nosuch\"\n",
         &[],
-        " [defaults] profile: no such profile: nosuch (the profiles are read, grep, bash)",
+        " [defaults] profile: no such profile: nosuch (the profiles are read, grep, bash, tool)",
     ),
 ];
 
@@ -255,7 +255,9 @@ fn an_absent_config_file_is_fine_and_an_unknown_profile_is_not() {
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.starts_with("error: no such profile: nope (the profiles are read, grep, bash, quick, shout)"),
+        stderr.starts_with(
+            "error: no such profile: nope (the profiles are read, grep, bash, tool, quick, shout)"
+        ),
         "{stderr}"
     );
 }
@@ -356,7 +358,7 @@ fn an_unknown_default_profile_is_named_where_it_was_given() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("config.toml");
     std::fs::write(&path, "[defaults]\nprofile = \"nosuch\"\n[profile.quick]\ntail-lines = 2\n").unwrap();
-    let known = "no such profile: nosuch (the profiles are read, grep, bash, quick)";
+    let known = "no such profile: nosuch (the profiles are read, grep, bash, tool, quick)";
     let file = format!("error: in config file {} [defaults] profile: {known}", path.display());
     assert_eq!(guarded(dir.path(), &path, None, &[]), (file, Some(2), Vec::new()));
     let opts = format!("error: in CAPOUT_OPTS: {known}");
@@ -384,7 +386,8 @@ fn a_config_file_of_20000_profiles_is_read_and_any_of_them_used() {
         (String::from_utf8_lossy(&out.stdout).as_ref(), out.stderr.as_slice(), out.status.code()),
         (
             "{\"output\":\"a\\nb\\nc\\nd\\ne\\n\",\"budget\":null,\"cap\":\"head-lines\",\"error\":null,\"exit_code\":0,\
-             \"first\":1,\"last\":5,\"limit\":5,\"matches\":null,\"next_offset\":5,\
+             \"first\":1,\"json_arrays_cut\":null,\"json_documents\":null,\"json_documents_kept\":null,\
+             \"json_ended_at\":null,\"json_items\":null,\"json_items_kept\":null,\"json_strings_cut\":null,\"last\":5,\"limit\":5,\"matches\":null,\"next_offset\":5,\
              \"notice\":\"... (truncated, showing lines 1-5 of 8, next offset 5)\",\"omitted\":3,\
              \"saved_to\":null,\"signal\":null,\"timed_out\":false,\"tokenizer\":null,\"total_bytes\":16,\
              \"total_chars\":16,\"total_lines\":8,\"total_tokens\":null,\"truncated\":true,\"unit\":\"lines\"}\n",
@@ -397,9 +400,9 @@ fn a_config_file_of_20000_profiles_is_read_and_any_of_them_used() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.starts_with(
-            "error: no such profile: nosuch (the profiles are read, grep, bash, p0, p1, p10, p100, p1000, \
-             p10000, p10001, p10002, p10003, p10004, p10005, p10006, p10007, p10008, p10009, p1001, p10010 \
-             and 19983 more)\n"
+            "error: no such profile: nosuch (the profiles are read, grep, bash, tool, p0, p1, p10, p100, p1000, \
+             p10000, p10001, p10002, p10003, p10004, p10005, p10006, p10007, p10008, p10009, p1001 \
+             and 19984 more)\n"
         ),
         "{stderr}"
     );
