@@ -39,9 +39,10 @@
 //!
 //! # Memory
 //!
-//! The output buffer (what fits in the budget, and at most one piece more
-//! while an item is found not to fit), a stack of [`MAX_DEPTH`] frames,
-//! and a few bytes of an escape: never a whole document or a whole string.
+//! The output buffer (what fits in the budget), a frame for each kept
+//! array and object open (at most [`MAX_DEPTH`]), a bit for each dropped
+//! one (`skim.rs`), and the bytes of an escape: never a whole document or
+//! a whole string.
 //!
 //! # Not JSON
 //!
@@ -53,6 +54,7 @@
 //! checked, so that memory stays bounded whatever the nesting.
 
 use super::lex::{self, CLASS, Class, Number, Utf8};
+use super::skim::{Skim, Start};
 use crate::JsonCut;
 use crate::notice;
 use crate::text::count::Unit;
@@ -83,13 +85,11 @@ struct Mark {
     used: u64,
 }
 
-/// An open array or object, or (at the bottom of the stack) the stream.
+/// A kept array or object, open, or (at the bottom of the stack) the
+/// stream. What is dropped is read by a [`Skim`], and has no frame.
 #[derive(Clone, Copy, Debug)]
 struct Frame {
     object: bool,
-    /// Its opening bracket was written: it is in the output, and its
-    /// items are counted.
-    kept: bool,
     /// No more of its items are kept.
     closed: bool,
     /// Items begun.
@@ -102,8 +102,8 @@ struct Frame {
 }
 
 impl Frame {
-    fn new(object: bool, kept: bool, mark: Mark) -> Frame {
-        Frame { object, kept, closed: false, seen: 0, taken: 0, mark }
+    fn new(object: bool, mark: Mark) -> Frame {
+        Frame { object, closed: false, seen: 0, taken: 0, mark }
     }
 }
 
@@ -173,6 +173,8 @@ enum Token {
     /// The bytes of `true`, `false` or `null` still to come.
     Literal(&'static [u8]),
     Deep(Deep),
+    /// A value or member that is dropped: [`Cutter::skim`] reads it.
+    Skim,
 }
 
 /// Cuts a stream of JSON as the module's page says.
@@ -187,6 +189,7 @@ pub(crate) struct Cutter {
     stack: Vec<Frame>,
     expect: Expect,
     token: Token,
+    skim: Skim,
     /// The item being read is being written (it may still be dropped).
     live: bool,
     /// An item did not fit: nothing more is kept but closing brackets.
@@ -217,9 +220,10 @@ impl Cutter {
             out: Vec::new(),
             used: 0,
             owed: 0,
-            stack: vec![Frame::new(false, true, Mark::default())],
+            stack: vec![Frame::new(false, Mark::default())],
             expect: Expect::Document,
             token: Token::None,
+            skim: Skim::new(Start::Value, 0),
             live: false,
             spent: false,
             gap_over: false,
@@ -275,6 +279,7 @@ impl Cutter {
                 Token::Number(n) => self.number(n, chunk, i),
                 Token::Literal(rest) => self.literal(rest, chunk, i),
                 Token::Deep(d) => self.deep(d, chunk, i),
+                Token::Skim => self.skimming(chunk, i),
             };
             match step {
                 Ok(next) => i = next,
@@ -298,6 +303,7 @@ impl Cutter {
         let at_end = Err(self.offset);
         match self.token {
             Token::Number(n) if n.complete() && self.stack.len() == 1 => self.scalar_end(),
+            Token::Skim if self.skim.may_end() && self.stack.len() == 1 => self.token = Token::None,
             Token::None if matches!(self.expect, Expect::Document | Expect::Separator) => {}
             _ => return self.fail(at_end),
         }
@@ -383,7 +389,7 @@ impl Cutter {
     /// the closing bracket after it: written for now, while it fits.
     #[inline]
     fn gap(&mut self, space: &[u8]) {
-        if self.gap_over || !self.stack[self.stack.len() - 1].kept {
+        if self.gap_over {
             return;
         }
         // Whitespace is ASCII: a byte is a unit.
@@ -413,9 +419,6 @@ impl Cutter {
         let spent = self.spent;
         let limit = if self.stack.len() == 1 { self.settings.documents } else { self.settings.items };
         let top = self.top();
-        if !top.kept {
-            return;
-        }
         let allowed = !spent && !top.closed && top.seen < limit;
         if !allowed && !spent {
             top.closed = true;
@@ -431,14 +434,10 @@ impl Cutter {
         self.gap_over = false;
     }
 
-    /// An item of the innermost frame begins: it is counted when its
-    /// frame is kept.
+    /// An item of the innermost frame begins.
     #[inline]
     fn count_item(&mut self) {
-        let top = self.top();
-        if top.kept {
-            top.seen += 1;
-        }
+        self.top().seen += 1;
     }
 
     /// The live item was kept to its end.
@@ -486,13 +485,8 @@ impl Cutter {
                         self.decide_item();
                     }
                     self.count_item();
-                    if !self.live
-                        && self.plain
-                        && let Some(end) = lex::skip_string(chunk, i + 1)
-                    {
-                        self.expect = Expect::Colon;
-                        i = end;
-                        continue;
+                    if !self.live {
+                        return Ok(self.begin_skim(Start::Member, i));
                     }
                     self.begin_string(true);
                     return Ok(i + 1);
@@ -508,15 +502,14 @@ impl Cutter {
                             self.count_item();
                         }
                     }
-                    // What is not kept is only read: a string, number or
-                    // literal that ends in this chunk is passed over at once.
-                    if !self.live
-                        && self.plain
-                        && let Some(end) = lex::skip_scalar(chunk, i)
+                    // An array or object that does not fit with its
+                    // brackets is dropped; what is dropped is only read.
+                    if self.live && matches!(b, b'[' | b'{') && self.stack.len() <= MAX_DEPTH && !self.fits(2)
                     {
-                        self.expect = if self.stack.len() == 1 { Expect::Separator } else { Expect::Next };
-                        i = end;
-                        continue;
+                        self.drop_for_budget();
+                    }
+                    if !self.live {
+                        return Ok(self.begin_skim(Start::Value, i));
                     }
                     if !self.value(b) {
                         return Err(i);
@@ -575,43 +568,49 @@ impl Cutter {
             self.token = Token::Deep(Deep { depth: 1, object, in_string: false, escape: 0, chars: 1 });
             return;
         }
-        let kept = self.live && {
-            if self.fits(2) {
-                true
-            } else {
-                self.drop_for_budget();
-                false
-            }
-        };
-        if kept {
-            self.append(if object { b"{" } else { b"[" }, 1);
-            self.commit();
-            self.owed += 1;
-        }
-        self.stack.push(Frame::new(object, kept, self.here()));
+        // Kept: `between` found that its brackets fit.
+        self.append(if object { b"{" } else { b"[" }, 1);
+        self.commit();
+        self.owed += 1;
+        self.stack.push(Frame::new(object, self.here()));
         self.expect = if object { Expect::FirstMember } else { Expect::FirstItem };
     }
 
     /// A closing bracket that matches the innermost frame.
     fn close(&mut self) {
         let frame = self.stack[self.stack.len() - 1];
-        if frame.kept {
-            self.close_gap();
-            self.owed -= 1;
-            self.append(if frame.object { b"}" } else { b"]" }, 1);
-            if frame.seen > frame.taken {
-                self.counts.arrays_cut += 1;
-                self.counts.items += frame.seen;
-                self.counts.items_kept += frame.taken;
-            }
+        self.close_gap();
+        self.owed -= 1;
+        self.append(if frame.object { b"}" } else { b"]" }, 1);
+        if frame.seen > frame.taken {
+            self.counts.arrays_cut += 1;
+            self.counts.items += frame.seen;
+            self.counts.items_kept += frame.taken;
         }
-        self.gap_over = false;
         self.stack.pop();
-        if frame.kept {
-            let here = self.here();
-            self.top().mark = here;
-        }
+        let here = self.here();
+        self.top().mark = here;
         self.expect = if self.stack.len() == 1 { Expect::Document } else { Expect::Next };
+    }
+
+    /// A dropped value (or member) begins at `chunk[i]`: a skim reads it,
+    /// from `i`.
+    fn begin_skim(&mut self, start: Start, i: usize) -> usize {
+        self.skim = Skim::new(start, self.stack.len() - 1);
+        self.token = Token::Skim;
+        i
+    }
+
+    /// Inside a dropped value, from `i`.
+    fn skimming(&mut self, chunk: &[u8], i: usize) -> Result<usize, usize> {
+        let Some(end) = self.skim.run(chunk, i, self.plain)? else { return Ok(chunk.len()) };
+        self.token = Token::None;
+        self.expect = match self.stack.len() {
+            1 if self.skim.container() => Expect::Document,
+            1 => Expect::Separator,
+            _ => Expect::Next,
+        };
+        Ok(end)
     }
 
     fn begin_string(&mut self, key: bool) {

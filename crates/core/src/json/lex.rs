@@ -65,30 +65,38 @@ fn first(mask: u64) -> usize {
     (mask.trailing_zeros() / 8) as usize
 }
 
+/// The high bit of each byte of `word` that is `b`, exactly (no borrow
+/// crosses bytes).
+fn bytes_equal_exact(word: u64, b: u8) -> u64 {
+    let x = word ^ (ONES * u64::from(b));
+    !(((x & !HIGHS) + !HIGHS) | x) & HIGHS
+}
+
 /// The length of the run of whitespace at the start of `bytes`.
+#[inline]
 pub(super) fn space_run(bytes: &[u8]) -> usize {
     let mut i = 0;
-    loop {
-        // Indentation is spaces: a word at a time while it is (a line's
-        // end before it, a byte at a time).
-        while i + LANES <= bytes.len() {
-            let other = !bytes_equal(word(bytes, i), b' ') & HIGHS;
-            if other != 0 {
-                i += first(other);
-                break;
-            }
-            i += LANES;
+    // A word at a time: a line's end and its indentation are most often
+    // one word.
+    while i + LANES <= bytes.len() {
+        let w = word(bytes, i);
+        let space = bytes_equal_exact(w, b' ')
+            | bytes_equal_exact(w, b'\n')
+            | bytes_equal_exact(w, b'\t')
+            | bytes_equal_exact(w, b'\r');
+        let other = !space & HIGHS;
+        if other != 0 {
+            return i + first(other);
         }
-        match bytes.get(i) {
-            Some(&b) if CLASS[b as usize] == Class::Space => i += 1,
-            _ => return i,
-        }
+        i += LANES;
     }
+    i + bytes[i..].iter().position(|&b| CLASS[b as usize] != Class::Space).unwrap_or(bytes.len() - i)
 }
 
 /// Where the first byte that is not [`PLAIN`] is in the words of `bytes`
 /// from `i`: `(index, 0x80 or more seen)`; at the last whole word's end
 /// when none is.
+#[inline]
 fn plain_words(bytes: &[u8], mut i: usize) -> (usize, bool) {
     let mut wide = 0;
     while i + LANES <= bytes.len() {
@@ -108,6 +116,7 @@ fn plain_words(bytes: &[u8], mut i: usize) -> (usize, bool) {
 
 /// The length of the run of [`PLAIN`] bytes at the start of `bytes`, and
 /// whether one of them is 0x80 or above.
+#[inline]
 pub(super) fn plain_run(bytes: &[u8]) -> (usize, bool) {
     let (mut i, mut wide) = plain_words(bytes, 0);
     if i + LANES > bytes.len() {
@@ -237,37 +246,29 @@ pub(super) fn literal_rest(b: u8) -> &'static [u8] {
     }
 }
 
-/// Where the string, number or literal that starts at `chunk[i]` ends,
-/// when it ends in `chunk` and is plain JSON: the index after it. `None`
-/// leaves it to be read byte by byte, which also finds what is wrong.
-/// `chunk` is valid UTF-8.
-pub(super) fn skip_scalar(chunk: &[u8], i: usize) -> Option<usize> {
-    match chunk[i] {
-        b'"' => skip_string(chunk, i + 1),
-        b'-' | b'0'..=b'9' => {
-            let mut state = Number::start(chunk[i]);
-            let mut end = i + 1;
-            while let Some(next) = state.next(*chunk.get(end)?) {
-                state = next;
-                end += 1;
-            }
-            state.complete().then_some(end)
-        }
-        b @ (b't' | b'f' | b'n') => {
-            let rest = literal_rest(b);
-            chunk.get(i + 1..i + 1 + rest.len()).filter(|r| *r == rest).map(|_| i + 1 + rest.len())
-        }
-        _ => None,
-    }
-}
-
 /// Where the string whose text starts at `chunk[i]` ends (the index after
 /// its closing quote), when it ends in `chunk` and has no control
 /// character or malformed escape; `chunk` is valid UTF-8.
+#[inline]
 pub(super) fn skip_string(chunk: &[u8], mut i: usize) -> Option<usize> {
     loop {
-        let j = i + plain_run(&chunk[i..]).0;
-        match *chunk.get(j)? {
+        // A word at a time to the first quote, backslash or control
+        // character; the bytes after the last whole word one by one.
+        let mut j = i;
+        loop {
+            if j + LANES > chunk.len() {
+                j += chunk[j..].iter().position(|&b| !PLAIN[b as usize])?;
+                break;
+            }
+            let w = word(chunk, j);
+            let stop = bytes_equal(w, b'"') | bytes_equal(w, b'\\') | bytes_below(w, 0x20);
+            if stop != 0 {
+                j += first(stop);
+                break;
+            }
+            j += LANES;
+        }
+        match chunk[j] {
             b'"' => return Some(j + 1),
             b'\\' => match *chunk.get(j + 1)? {
                 b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => i = j + 2,
@@ -334,7 +335,7 @@ mod tests {
                     }
                     let plain = if wide { len } else { at };
                     assert_eq!(plain_run(&bytes), (plain, wide && at < len), "{bytes:?}");
-                    let mut spaces = vec![b' '; len];
+                    let mut spaces: Vec<u8> = (0..len).map(|k| b" \n\t\r"[k * 7 % 4]).collect();
                     if at < len {
                         spaces[at] = stop;
                     }

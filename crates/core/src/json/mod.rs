@@ -3,7 +3,8 @@
 //!
 //! [`JsonCap`] stands in front of the head cap the options chose
 //! (`--head-chars`, `--head-lines`). It reads the stream with a [`Cutter`]
-//! (`cut.rs`: what is kept, the budget, the counts), and feeds the same
+//! (`cut.rs`: what is kept, the budget, the counts; `skim.rs`: what is
+//! dropped, only checked; `lex.rs`: the tokens), and feeds the same
 //! pieces to the head cap at once, into a buffer: the stream is JSON only
 //! if it is JSON to its end, and if it is not, its output is the head
 //! cap's, as without `--json-items`. So the output of both waits for the
@@ -13,6 +14,7 @@
 
 mod cut;
 mod lex;
+mod skim;
 
 use std::io;
 
