@@ -8,7 +8,7 @@
 # Usage: benches/tokens.sh [SIZE_MIB]
 #
 #   SIZE_MIB              size of each input in MiB (default 512)
-#   CAPOUT_BENCH_CORPORA  corpora of crates/capout/tests/fixtures/tokens to time (default
+#   CAPOUT_BENCH_CORPORA  corpora of crates/core/tests/fixtures/tokens to time (default
 #                         "logs rust prose cjk")
 #   CAPOUT_BENCH_RUNS     timed runs of each command (default 3)
 #   CAPOUT_BENCH_CALLS    calls on 1 KiB per timing (default 200)
@@ -125,7 +125,7 @@ compare() {
 }
 
 for corpus in $corpora; do
-    src=$root/crates/capout/tests/fixtures/tokens/$corpus.txt
+    src=$root/crates/core/tests/fixtures/tokens/$corpus.txt
     [[ -f $src ]] || { echo "tokens.sh: no corpus $src" >&2; exit 2; }
     echo "generating ${size_mib} MiB of $corpus ..." >&2
     big=$tmp/$corpus.txt
@@ -156,7 +156,7 @@ done
 # --- one call on 1 KiB --------------------------------------------------
 
 small=$tmp/small.txt
-head -c 1024 "$root/crates/capout/tests/fixtures/tokens/logs.txt" >"$small"
+head -c 1024 "$root/crates/core/tests/fixtures/tokens/logs.txt" >"$small"
 
 # Milliseconds of CPU a call of `$@` on 1 KiB costs, from `$calls` calls.
 per_call() {

@@ -5,31 +5,36 @@
 # runs the binary and the JS entry (`require('capout')`, `capout/ai-sdk`)
 # that loads the module.
 #
-#   packaging/npm-pack.sh [BINARY OUTDIR [MODULE]]
+#   packaging/npm-pack.sh [BINARY OUTDIR [MODULE [SERVER]]]
 #
-# capout-mcp, the server of `capout --mcp`, is taken from beside BINARY,
-# and so is the module (libcapout_node.so, shipped as capout.node) unless
-# MODULE names it. With no arguments it builds capout and the module
-# (cargo build --release, into cargo's target folder, CARGO_TARGET_DIR
-# too) and writes the tarballs to target/npm. The platform package is made under
+# capout-mcp, the server of `capout --mcp`, is taken from beside BINARY
+# unless SERVER names it, and so is the module (libcapout_node.so, shipped
+# as capout.node) unless MODULE names it. With no arguments it builds
+# capout, and the server and the module in the profile release-unwind (a
+# panic in a call is an error of that call, see Cargo.toml), into cargo's
+# target folder (CARGO_TARGET_DIR too), and writes the tarballs to
+# target/npm. The platform package is made under
 # target/packaging/npm from npm/platform; its version is Cargo.toml's, and
 # the script stops if npm/capout/package.json says another.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [[ $# == 0 ]]; then
-    cargo build --release --locked
+    cargo build --release --locked --bin capout
+    cargo build --profile release-unwind --locked -p capout --bin capout-mcp
+    cargo build --profile release-unwind --locked -p capout-node
     target_dir=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')
-    set -- "$target_dir/release/capout" target/npm
+    set -- "$target_dir/release/capout" target/npm "$target_dir/release-unwind/libcapout_node.so" \
+        "$target_dir/release-unwind/capout-mcp"
 fi
-[[ $# == 2 || $# == 3 ]] || { echo "usage: packaging/npm-pack.sh [BINARY OUTDIR [MODULE]]" >&2; exit 2; }
+[[ $# -ge 2 && $# -le 4 ]] || { echo "usage: packaging/npm-pack.sh [BINARY OUTDIR [MODULE [SERVER]]]" >&2; exit 2; }
 binary=$1
 out=$2
 module=${3:-$(dirname "$binary")/libcapout_node.so}
 [[ -x $binary ]] || { echo "npm-pack.sh: no capout binary at $binary" >&2; exit 1; }
-server=$(dirname "$binary")/capout-mcp
-[[ -x $server ]] || { echo "npm-pack.sh: no capout-mcp beside $binary" >&2; exit 1; }
-[[ -f $module ]] || { echo "npm-pack.sh: no Node.js module at $module (cargo build --release -p capout-node)" >&2; exit 1; }
+server=${4:-$(dirname "$binary")/capout-mcp}
+[[ -x $server ]] || { echo "npm-pack.sh: no capout-mcp at $server" >&2; exit 1; }
+[[ -f $module ]] || { echo "npm-pack.sh: no Node.js module at $module (cargo build --profile release-unwind -p capout-node)" >&2; exit 1; }
 version=$(packaging/version.sh)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)

@@ -217,13 +217,13 @@ else
     pass "uv: man capout finds no page beside uv's bin folder, as the README says"
 fi
 
-echo "== the Node.js module: cargo build --release -p capout-node"
+echo "== the Node.js module: cargo build --profile release-unwind -p capout-node"
 start=$SECONDS
-cargo build --release --locked -p capout-node
+cargo build --profile release-unwind --locked -p capout-node
 echo "built in $((SECONDS - start)) s"
 
 echo "== npm pack, npm install into a scratch directory, offline"
-packaging/npm-pack.sh "$binary" "$dist" target/release/libcapout_node.so
+packaging/npm-pack.sh "$binary" "$dist" target/release-unwind/libcapout_node.so
 scratch=$work/npm-scratch
 rm -rf "$scratch"
 mkdir -p "$scratch"

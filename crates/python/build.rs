@@ -24,23 +24,30 @@ fn main() {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     // A target directory of its own: the outer build holds the lock of
     // its own. The linker settings (maturin's zig, for manylinux) come
-    // through the environment, as they came to this build.
-    let status = Command::new(cargo)
-        .current_dir(&root)
-        .args(["build", "--release", "--locked", "-p", "capout", "--bins", "--target", &target])
-        .args(["--config", "profile.release.strip=true"])
-        .arg("--target-dir")
-        .arg(&out)
-        // The outer build's flags are the extension's, not the programs'.
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .env_remove("RUSTFLAGS")
-        .status()
-        .expect("cannot run cargo to build capout's executables");
-    assert!(status.success(), "building capout's executables failed: {status}");
+    // through the environment, as they came to this build. Each program
+    // in its profile: the filter aborts on a panic, the server unwinds,
+    // so that a panic in a call is an error of that call (see the
+    // workspace's Cargo.toml).
+    let mut built = Vec::new();
+    for (name, profile) in [("capout", "release"), ("capout-mcp", "release-unwind")] {
+        let status = Command::new(&cargo)
+            .current_dir(&root)
+            .args(["build", "--locked", "-p", "capout", "--bin", name, "--target", &target])
+            .args(["--profile", profile])
+            .args(["--config", &format!("profile.{profile}.strip=true")])
+            .arg("--target-dir")
+            .arg(&out)
+            // The outer build's flags are the extension's, not the programs'.
+            .env_remove("CARGO_ENCODED_RUSTFLAGS")
+            .env_remove("RUSTFLAGS")
+            .status()
+            .expect("cannot run cargo to build capout's executables");
+        assert!(status.success(), "building {name} failed: {status}");
+        built.push((name, out.join(&target).join(profile).join(name)));
+    }
     let scripts = root.join("packaging/wheel-data/scripts");
     std::fs::create_dir_all(&scripts).expect("cannot make packaging/wheel-data/scripts");
-    for name in ["capout", "capout-mcp"] {
-        let built = out.join(&target).join("release").join(name);
+    for (name, built) in built {
         std::fs::copy(&built, scripts.join(name))
             .unwrap_or_else(|e| panic!("cannot copy {} into the wheel's scripts: {e}", built.display()));
     }

@@ -113,7 +113,9 @@ export declare class Tools {
   /**
    * Ends the `bash` calls still running (their processes get SIGTERM and
    * SIGKILL at once; their promises settle) and removes the folder of
-   * saved outputs. Safe while calls run, as at `process.exit`.
+   * saved outputs. Safe while calls run, as at `process.exit`. The tools
+   * still work after: the next call makes a new folder (`savedDir`).
+   * At the process's exit the package does this for every `Tools`.
    */
   close(): void;
 }

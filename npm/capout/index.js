@@ -27,6 +27,13 @@ try {
 // listeners do not keep the process alive.
 process.on('SIGCHLD', () => {});
 
+// No process that a `bash` call of the tools started outlives the
+// process: at its exit (process.exit included) every call still running
+// is ended with what it left, and the folders of saved outputs go. On the
+// main thread only: a worker's 'exit' is the worker's, and the module's
+// calls are the whole process's.
+if (require('node:worker_threads').isMainThread) process.on('exit', native.atExit);
+
 // What a push that writes nothing returns (a tail cap writes nothing
 // until the end): one empty Buffer, frozen, for every such push, as making
 // a Buffer costs more than the push itself.

@@ -14,6 +14,19 @@ pub fn interrupted(name: &str) -> String {
     format!("... (interrupted by {name})")
 }
 
+/// The notice after the output so far of a command that still runs when
+/// its harness's own timeout is near (`capout hook claude-code`);
+/// `saved` is the file its full output goes to, named when the cap cut
+/// it.
+pub fn still_running(duration: &str, saved: Option<&str>) -> String {
+    match saved {
+        Some(path) => {
+            format!("... (still running after {duration}: the output so far; full output: {path})")
+        }
+        None => format!("... (still running after {duration}: the output so far)"),
+    }
+}
+
 /// The live line of `--progress`.
 pub fn progress(mib: f64, lines: u64, mib_per_second: f64) -> String {
     format!("capout: {mib:.1} MiB, {lines} lines read ({mib_per_second:.1} MiB/s)")

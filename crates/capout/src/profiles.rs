@@ -12,12 +12,10 @@
 
 use std::collections::HashMap;
 use std::ffi::OsString;
-use std::fs::File;
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use clap::error::ErrorKind;
-use rustix::fs::{FileType, Mode, OFlags};
 use toml::{Table, Value};
 
 use capout_core::Options;
@@ -39,7 +37,7 @@ pub const BUILT_IN: [(&str, &[&str]); 4] = [
 
 /// The largest config file that is read: a larger one is surely not a
 /// config file, and reading it would cost every run.
-pub const MAX_SIZE: u64 = 1 << 20;
+pub const MAX_SIZE: u64 = crate::safe_read::MAX_SIZE;
 
 /// A config file, read and checked: each table as words.
 ///
@@ -79,7 +77,7 @@ impl ConfigFile {
     /// [`MAX_SIZE`] bytes, or is not valid is a usage error.
     pub fn load() -> Result<Option<ConfigFile>, clap::Error> {
         let Some((path, named)) = Self::path() else { return Ok(None) };
-        match read(&path) {
+        match crate::safe_read::read_to_string(&path, MAX_SIZE) {
             Ok(text) => Self::parse(&path, &text).map(Some),
             Err(e) if e.kind() == io::ErrorKind::NotFound && !named => Ok(None),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
@@ -159,36 +157,6 @@ impl ConfigFile {
     fn place(&self, table: &str) -> String {
         format!("config file {} [{table}]", self.path.display())
     }
-}
-
-/// Reads the config file at `path`: a regular file of at most
-/// [`MAX_SIZE`] bytes, in UTF-8. Opening does not wait (for a FIFO's
-/// writer), and what was opened is what is checked.
-fn read(path: &Path) -> io::Result<String> {
-    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
-    let fd = rustix::fs::open(path, flags, Mode::empty())?;
-    let stat = rustix::fs::fstat(&fd)?;
-    let what = match FileType::from_raw_mode(stat.st_mode) {
-        FileType::RegularFile => None,
-        FileType::Directory => Some("a directory"),
-        FileType::Fifo => Some("a FIFO"),
-        FileType::CharacterDevice => Some("a character device"),
-        FileType::BlockDevice => Some("a block device"),
-        FileType::Socket => Some("a socket"),
-        _ => Some("of an unknown kind"),
-    };
-    let other = |why: String| io::Error::new(io::ErrorKind::InvalidData, why);
-    if let Some(what) = what {
-        return Err(other(format!("it is {what}, not a regular file")));
-    }
-    let size = u64::try_from(stat.st_size).unwrap_or(0).min(MAX_SIZE + 1);
-    let mut bytes = Vec::with_capacity(size as usize);
-    // One byte more than allowed tells a file that is too large.
-    File::from(fd).take(MAX_SIZE + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_SIZE {
-        return Err(other(format!("it is larger than {} MiB", MAX_SIZE >> 20)));
-    }
-    String::from_utf8(bytes).map_err(|_| other("it is not valid UTF-8".into()))
 }
 
 /// The layer of the profile `name`: a `[profile.NAME]` of `file`, else a

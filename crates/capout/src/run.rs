@@ -100,9 +100,15 @@ impl Error {
         }
     }
 
-    /// A read error that is an input's failure to start is that failure.
+    /// A read error that is an input's failure to start is that failure;
+    /// one that says capout's stdout has no reader any more
+    /// ([`StdoutClosed`](crate::pipe::StdoutClosed)) is a failed write, as
+    /// the next write would have been.
     fn of_engine(e: capout_core::Error) -> Error {
         match e {
+            capout_core::Error::Read(e) if crate::pipe::StdoutClosed::caused(&e) => {
+                Error::Run(capout_core::Error::Write(e))
+            }
             capout_core::Error::Read(e) => match e.downcast::<StartError>() {
                 Ok(e) => Error::Start(e),
                 Err(e) => Error::Run(capout_core::Error::Read(e)),
@@ -195,7 +201,8 @@ fn capped<R: Read>(
 ) -> Result<Ran, Error> {
     let mut progress =
         (options.progress && (options.json || holds_back(options.cap))).then(Progress::default);
-    while capper.pull(input, out, err)? {
+    let mut tapped = Tapped(&mut *input);
+    while capper.pull(&mut tapped, out, err)? {
         if let Some(progress) = &mut progress {
             progress.tick(capper.totals(), err);
         }
@@ -239,6 +246,29 @@ fn notice_lines(notice: Option<&Notice>, ending: &Ending) -> Vec<Vec<u8>> {
     }
     lines.extend(notice.into_iter().flat_map(Notice::rescued).map(<[u8]>::to_vec));
     lines
+}
+
+/// A watcher of what a run reads, beside the run: given each piece that
+/// the input gives, and an empty one at its end, before the run writes
+/// what its cap held back (`capout hook claude-code` keeps the output so
+/// far with it). Set at most once in a process, before its run; unset, a
+/// run reads as it always did.
+pub static TAP: std::sync::OnceLock<Box<Tap>> = std::sync::OnceLock::new();
+
+/// What [`TAP`] holds.
+pub type Tap = dyn Fn(&[u8]) + Send + Sync;
+
+/// The input of a run, shown to [`TAP`] as it is read.
+struct Tapped<'a, R>(&'a mut R);
+
+impl<R: Read> Read for Tapped<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.0.read(buf)?;
+        if let Some(tap) = TAP.get() {
+            tap(&buf[..n]);
+        }
+        Ok(n)
+    }
 }
 
 /// Whether the cap writes its output only at the end, so a live count

@@ -19,7 +19,7 @@ const INPUT_BYTES: usize = 10 * 1000 * 1000;
 const CORPORA: [&str; 4] = ["logs", "rust", "prose", "cjk"];
 
 fn corpus(name: &str) -> Vec<u8> {
-    let path = format!("{}/../capout/tests/fixtures/tokens/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/tests/fixtures/tokens/{name}.txt", env!("CARGO_MANIFEST_DIR"));
     let one = std::fs::read(path).expect("the corpora are in the repository");
     one.iter().copied().cycle().take(INPUT_BYTES).collect()
 }

@@ -441,15 +441,15 @@ impl Capper {
         }
     }
 
-    /// Decides whether the start held back is binary, as ripgrep does: a
-    /// NUL byte in its first [`notice::BINARY_SNIFF`] bytes. Text goes on
-    /// as it came; binary is only counted (and saved, as it came).
+    /// Decides whether the start held back is binary ([`notice::is_binary`]).
+    /// Text goes on as it came; binary is only counted (and saved, as it
+    /// came).
     fn decide(&mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<(), Error> {
         if !matches!(self.sniff, Sniff::Holding(_)) {
             return Ok(());
         }
         let Sniff::Holding(start) = std::mem::replace(&mut self.sniff, Sniff::Text) else { return Ok(()) };
-        if memchr::memchr(0, &start[..start.len().min(notice::BINARY_SNIFF)]).is_some() {
+        if notice::is_binary(&start) {
             self.sniff = Sniff::Binary(start.len() as u64);
             self.save_raw(&start);
             return Ok(());
@@ -522,15 +522,19 @@ impl Capper {
     /// The end of the stream, for [`Capper::close`].
     fn end(&mut self, out: &mut dyn Write, err: &mut dyn Write) -> Result<Summary, Error> {
         self.decide(out, err)?;
+        // A binary stream is saved whole, its `--save-dir` file kept as a
+        // cut output's is, and the line that stands for it names the file.
+        let mut binary_saved = None;
+        let binary = matches!(self.sniff, Sniff::Binary(_));
         if let Sniff::Binary(bytes) = self.sniff {
-            // The line stands for the stream: the caps see it, the save
-            // file does not.
             self.sniff = Sniff::Text;
             let saver = self.core.saver.take();
-            let line = notice::binary(bytes) + "\n";
-            let fed = self.feed(line.as_bytes(), out, err).map_err(Error::Write);
-            self.core.saver = saver;
-            fed?;
+            let path = saver.as_ref().filter(|s| !s.failed()).map(|s| s.path().display().to_string());
+            // The line stands for the stream: the caps see it, the save
+            // file does not.
+            let line = notice::binary(bytes, path.as_deref()) + "\n";
+            self.feed(line.as_bytes(), out, err).map_err(Error::Write)?;
+            binary_saved = saver.map(|saver| saver.finish(true));
         }
         let mut last = std::mem::take(&mut self.transformed);
         if let Some(render) = &mut self.render {
@@ -546,11 +550,15 @@ impl Capper {
             core.route.forget_saved();
         }
         let outcome = core.cap.finish(&core.totals, &mut core.route.to(out, err)).map_err(Error::Write)?;
-        let truncated = matches!(outcome, Outcome::Cut(..) | Outcome::Middle(_));
+        let cut = matches!(outcome, Outcome::Cut(..) | Outcome::Middle(_));
+        // A binary stream was not shown, whatever the cap did with the
+        // line that stands for it.
+        let truncated = cut || binary;
         let shown = core.cap.shown(&core.totals);
         // The saved file is put in place (or given up) now that the stream
         // has ended, before a notice names it.
-        let (saved_to, save_error) = match core.saver.take().map(|s| s.finish(truncated)) {
+        let saved = binary_saved.or_else(|| core.saver.take().map(|s| s.finish(cut)));
+        let (saved_to, save_error) = match saved {
             None => (None, None),
             Some(Ok(path)) => (path, None),
             Some(Err(e)) => {
@@ -607,7 +615,7 @@ impl Capper {
         };
         let facts = facts.filter(|_| counted);
         let omitted = facts.as_ref().map(|f| f.omitted).filter(|_| !self.stopped);
-        let rescued = match core.rescuer.take().filter(|_| truncated) {
+        let rescued = match core.rescuer.take().filter(|_| cut) {
             Some(rescuer) => rescuer.finish(&core.totals, &core.cap.cut(&core.totals)),
             None => Vec::new(),
         };

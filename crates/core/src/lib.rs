@@ -120,7 +120,7 @@ struct Readme;
 pub use capper::{CapWriter, Capper, Closed};
 pub use error::Error;
 pub use json::MAX_DEPTH as JSON_MAX_DEPTH;
-pub use notice::{Notice, Template, TemplateError};
+pub use notice::{BINARY_SNIFF, Notice, Template, TemplateError, binary as binary_notice, is_binary};
 pub use options::{
     DEFAULT_JSON_STRING_CHARS, DEFAULT_MAX_LINE, DEFAULT_TAIL_CHARS, Limits, Options, READ_SIZE, Tokenizer,
 };

@@ -401,16 +401,29 @@ pub fn json_cut(chars: u64) -> String {
     format!("\u{2026}[+{chars} chars]")
 }
 
-/// What `--binary hide` writes in place of an input with a NUL byte in
-/// its first [`BINARY_SNIFF`] bytes: one line, as the MCP `read` tool
-/// says it of a file.
-pub fn binary(bytes: u64) -> String {
-    format!("(binary input, {bytes} bytes: not shown)")
+/// The one line that `--binary hide` writes in place of a binary stream
+/// (see [`is_binary`]), wherever capout runs: the CLI, its hooks, the MCP
+/// `bash` tool and the modules' `bash`. It says how many bytes the stream
+/// had and, when it was saved (`--save`, `--save-dir`, the MCP server's
+/// folder), the file that holds them.
+pub fn binary(bytes: impl std::fmt::Display, saved: Option<&str>) -> String {
+    match saved {
+        Some(path) => format!("(binary output, {bytes} bytes: not shown; full output: {path})"),
+        None => format!("(binary output, {bytes} bytes: not shown)"),
+    }
 }
 
 /// How much of the start of the input decides that it is binary: a NUL
-/// byte in the first 8 KiB, as ripgrep decides it on its first read.
+/// byte in the first 8 KiB, as git and ripgrep decide it.
 pub const BINARY_SNIFF: usize = 8 * 1024;
+
+/// Whether a stream that starts with `start` is binary: a NUL byte in its
+/// first [`BINARY_SNIFF`] bytes, the rule of git and ripgrep. Invalid
+/// UTF-8 alone (Latin-1 text, a stray byte) is text, shown with U+FFFD
+/// where the output must be UTF-8.
+pub fn is_binary(start: &[u8]) -> bool {
+    memchr::memchr(0, &start[..start.len().min(BINARY_SNIFF)]).is_some()
+}
 
 /// The line above the rescued lines of `--keep`.
 pub fn rescued_header(pattern: &str, matched: u64, shown: u64) -> String {

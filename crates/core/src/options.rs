@@ -119,7 +119,9 @@ pub struct Options {
     /// How a token cap counts tokens.
     pub tokenizer: Tokenizer,
     /// Replace a binary stream (a NUL byte in its first 8 KiB) by one
-    /// line, `(binary input, N bytes: not shown)`. The start of the
+    /// line, `(binary output, N bytes: not shown)`, which ends with
+    /// `; full output: PATH)` when the stream is saved: the save file then
+    /// always holds the stream, `--save-dir`'s too. The start of the
     /// stream is held back until 8 KiB or its end decide.
     pub hide_binary: bool,
     /// `--json`: the caller writes the notices, from the [`Summary`](crate::Summary), as

@@ -21,7 +21,7 @@ use napi::{Env, Error, Result};
 use napi_derive::napi;
 use serde_json::{Value, json};
 
-pub use tools::{JsTools, bash_stop, bash_stopper, tool_descriptions};
+pub use tools::{JsTools, at_exit, bash_stop, bash_stopper, tool_descriptions};
 
 /// A capper for `options` (the CLI's options in camelCase). One that
 /// gives a summary counts every total, as `--json` does, whatever its

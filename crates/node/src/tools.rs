@@ -1,18 +1,16 @@
 //! The MCP server's tools (`read`, `grep`, `bash`) for JavaScript: the
 //! same functions, roots and notices as `capout --mcp`, run off the
-//! event loop.
+//! event loop, and the rules of its `bash` calls: what a call
+//! starts is marked and ended with the call, `close` ends the calls still
+//! running, and [`at_exit`], which the package runs on `process.on('exit')`,
+//! ends every call of the process and what its calls left.
 
-use std::collections::HashMap;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::sync::Arc;
 
 use capout::command::Stop;
-use capout::mcp::leftovers::{self, Which};
+use capout::mcp::hosted::{self, Hosted, HostedError};
 use capout::mcp::paths::{self, Roots};
-use capout::mcp::saved::{self, Saved};
 use capout::mcp::tools::{GrepMode, GrepRequest, Tools};
 use napi::bindgen_prelude::{AsyncTask, External};
 use napi::{Env, Error, Result, Task};
@@ -22,24 +20,14 @@ use serde_json::{Value, json};
 /// The default `timeout` of `bash`, in seconds, as the server's.
 const BASH_TIMEOUT: u64 = 120;
 
-/// The number of the next `bash` call, which marks its processes (with
-/// this process's id), as the server numbers its calls.
-static CALLS: AtomicU64 = AtomicU64::new(0);
-
 /// The tools over one root, with the folder their saved outputs go to.
 #[napi(js_name = "Tools")]
 pub struct JsTools {
-    tools: Arc<Tools>,
-    /// The saved outputs, under the server's bound on their total size.
-    outputs: Arc<Saved>,
-    /// Removed by `close`, or when the object is collected. Behind a
-    /// lock, as `close` takes the object shared: a running call holds it
-    /// (napi-rs keeps a call's borrow of the object until its promise
-    /// settles), and `close` must work then, as at `process.exit`.
-    saved: Mutex<Option<tempfile::TempDir>>,
-    /// The `bash` calls made and not yet ended, by number: what `close`
-    /// ends.
-    running: Arc<Mutex<HashMap<u64, Arc<Stop>>>>,
+    /// Shared by the calls, which outlive a borrow of the object: napi-rs
+    /// keeps a call's borrow until its promise settles, and `close` must
+    /// work then, as at `process.exit`.
+    tools: Arc<Hosted>,
+    root: String,
 }
 
 #[napi]
@@ -49,34 +37,20 @@ impl JsTools {
     /// folder outside it that only its user may list.
     #[napi(constructor)]
     pub fn new(root: String) -> Result<Self> {
-        let root = Path::new(&root);
-        let fail = |why: String| Error::from_reason(format!("capout: root {}: {why}", root.display()));
-        let real = root.canonicalize().map_err(|e| fail(paths::reason(&e)))?;
+        let given = Path::new(&root);
+        let fail = |why: String| Error::from_reason(format!("capout: root {}: {why}", given.display()));
+        let real = given.canonicalize().map_err(|e| fail(paths::reason(&e)))?;
         if !real.is_dir() {
             return Err(fail("not a directory".into()));
         }
-        let saved = tempfile::Builder::new()
-            .prefix("capout-mcp-")
-            .permissions(std::fs::Permissions::from_mode(0o700))
-            .tempdir()
-            .map_err(|e| fail(format!("cannot make a folder for saved outputs: {}", paths::reason(&e))))?;
-        let saved_path = saved.path().canonicalize().map_err(|e| fail(paths::reason(&e)))?;
-        // The server's bound, and its variable for tests.
-        let max = saved::saved_max().map_err(|e| Error::from_reason(format!("capout: {e}")))?;
-        let outputs = Arc::new(Saved::new(saved_path.clone(), max));
-        let tools = Tools::new(Roots::new(root, real, saved_path)).map_err(Error::from_reason)?;
-        Ok(JsTools {
-            tools: Arc::new(tools),
-            outputs,
-            saved: Mutex::new(Some(saved)),
-            running: Arc::default(),
-        })
+        let tools = Hosted::new(given, real, "capout-mcp-").map_err(|e| failed(&root, e))?;
+        Ok(JsTools { tools: Arc::new(tools), root })
     }
 
     /// The folder the whole outputs of `bash` are saved to.
     #[napi(getter)]
     pub fn saved_dir(&self) -> String {
-        self.tools.roots.saved.display().to_string()
+        self.tools.saved_dir().display().to_string()
     }
 
     /// `read`: lines `offset`+1 … `offset`+`limit` of a file, numbered.
@@ -84,14 +58,15 @@ impl JsTools {
     pub fn read(&self, path: String, offset: Option<f64>, limit: Option<f64>) -> Result<AsyncTask<Call>> {
         let offset = whole("offset", offset)?.unwrap_or(0);
         let limit = whole("limit", limit)?;
-        Ok(self.call(Work::Read { path, offset, limit }))
+        Ok(AsyncTask::new(Call { work: Work::Read { tools: self.tools()?, path, offset, limit } }))
     }
 
     /// `grep`: what the server's `grep` gives for the same arguments
     /// (the matching lines under `path`, default `.`, as `path:line:text`).
     #[napi(ts_return_type = "Promise<string>")]
     pub fn grep(&self, input: GrepInput) -> Result<AsyncTask<Call>> {
-        Ok(self.call(Work::Grep(input.request()?)))
+        let request = input.request()?;
+        Ok(AsyncTask::new(Call { work: Work::Grep { tools: self.tools()?, request } }))
     }
 
     /// `bash`: `sh -c COMMAND` in the root, stopped after `timeout`
@@ -104,45 +79,48 @@ impl JsTools {
         #[napi(ts_arg_type = "ExternalObject<'Stop'>")] stop: &External<Arc<Stop>>,
     ) -> Result<AsyncTask<Call>> {
         let timeout = whole("timeout", timeout)?.unwrap_or(BASH_TIMEOUT);
-        // Numbered now, not when it starts, so that `close` ends a call
+        // Counted now, not when it starts, so that `close` ends a call
         // still waiting for a thread of the pool too.
-        let call = CALLS.fetch_add(1, Ordering::Relaxed);
-        lock(&self.running).insert(call, Arc::clone(stop));
-        let running = Arc::clone(&self.running);
-        Ok(self.call(Work::Bash { command, timeout, stop: Arc::clone(stop), call, running }))
+        let call = self.tools.call(Arc::clone(stop)).map_err(|e| failed(&self.root, e))?;
+        Ok(AsyncTask::new(Call { work: Work::Bash { command, timeout, call: Some(call) } }))
     }
 
     /// Ends the `bash` calls still running, and removes the folder of
-    /// saved outputs; the tools still work, but the outputs cut from then
-    /// on are not saved where a notice says.
+    /// saved outputs; the tools still work after, the next call making a
+    /// new folder.
     ///
     /// Each running call is stopped (its promise settles with what its
-    /// command wrote and its status) and its processes are ended at once, SIGTERM then SIGKILL
-    /// with no grace: `close` is what runs at `process.exit`, after which
-    /// no thread of this process sends another signal, and Node waits for
-    /// its pool's threads, so a call left running would hold the exit up
-    /// for as long as its command runs.
+    /// command wrote and its status) and its processes are ended at once,
+    /// SIGTERM then SIGKILL with no grace: `close` may be what runs at
+    /// `process.exit`, after which no thread of this process sends another
+    /// signal, and Node waits for its pool's threads, so a call left
+    /// running would hold the exit up for as long as its command runs.
     #[napi]
     pub fn close(&self) {
-        let calls: Vec<(u64, Arc<Stop>)> = lock(&self.running).drain().collect();
-        for (call, stop) in calls {
-            stop.stop();
-            leftovers::end_unreaped(Which::Call(call), Duration::ZERO);
-        }
-        if let Some(saved) = lock(&self.saved).take() {
-            let _ = saved.close();
-        }
+        self.tools.close();
     }
 
-    fn call(&self, work: Work) -> AsyncTask<Call> {
-        AsyncTask::new(Call { tools: Arc::clone(&self.tools), outputs: Arc::clone(&self.outputs), work })
+    /// The tools as they are now (with a folder again after `close`).
+    fn tools(&self) -> Result<Arc<Tools>> {
+        self.tools.tools().map_err(|e| failed(&self.root, e))
     }
 }
 
-/// The state behind `mutex`, even if a thread panicked holding it: a map
-/// and a folder, whole after any step.
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+/// The error of tools that could not be made, or made again.
+fn failed(root: &str, e: HostedError) -> Error {
+    match e {
+        HostedError::Folder(why) => Error::from_reason(format!("capout: root {root}: {why}")),
+        HostedError::SavedMax(why) => Error::from_reason(format!("capout: {why}")),
+        HostedError::Profiles(why) => Error::from_reason(why),
+    }
+}
+
+/// What the package runs on `process.on('exit')` (the main thread's):
+/// every `bash` call still running is ended with what it left, SIGTERM
+/// and SIGKILL at once, and the folders of saved outputs go.
+#[napi]
+pub fn at_exit() {
+    hosted::at_exit();
 }
 
 /// A number of the arguments as the server's schema has it: a whole
@@ -220,21 +198,23 @@ impl GrepInput {
     }
 }
 
+/// A call, on the tools as they were when it was made.
 enum Work {
     Read {
+        tools: Arc<Tools>,
         path: String,
         offset: u64,
         limit: Option<u64>,
     },
-    Grep(GrepRequest),
+    Grep {
+        tools: Arc<Tools>,
+        request: GrepRequest,
+    },
     Bash {
         command: String,
         timeout: u64,
-        stop: Arc<Stop>,
-        /// The call's number, which marks its processes.
-        call: u64,
-        /// The running calls of its tools, which it leaves once ended.
-        running: Arc<Mutex<HashMap<u64, Arc<Stop>>>>,
+        /// Taken when it runs.
+        call: Option<hosted::Call>,
     },
 }
 
@@ -258,8 +238,6 @@ pub fn bash_stop(#[napi(ts_arg_type = "ExternalObject<'Stop'>")] stop: &External
 
 /// One call, run on a thread of libuv's pool: its text, or its error's.
 pub struct Call {
-    tools: Arc<Tools>,
-    outputs: Arc<Saved>,
     work: Work,
 }
 
@@ -267,26 +245,19 @@ impl Task for Call {
     type Output = String;
     type JsValue = String;
 
+    /// The call; a panic in it (a bug) rejects its promise with the text
+    /// of a tool error, as the server answers one: unwinding out of a
+    /// thread of libuv's pool would abort the process.
     fn compute(&mut self) -> Result<String> {
-        let tools = &self.tools;
-        match &self.work {
-            Work::Read { path, offset, limit } => tools.read(path, *offset, *limit),
-            Work::Grep(request) => tools.grep(request),
-            Work::Bash { command, timeout, stop, call, running } => {
-                let call = *call;
-                let ran = tools.bash(command, *timeout, vec![leftovers::mark(call)], Some(Arc::clone(stop)));
-                lock(running).remove(&call);
-                self.outputs.evict();
-                // What the command left running ends with the call, beside
-                // the reply rather than before it.
-                // Ended as the server ends them, but not reaped: this
-                // process is no subreaper, so the orphans are init's, and
-                // its own children are Node's to wait for.
-                let end = move || leftovers::end_unreaped(Which::Call(call), leftovers::GRACE);
-                let _ = std::thread::Builder::new().name("capout-leftovers".into()).spawn(end);
-                ran
-            }
-        }
+        hosted::guard(|| match &mut self.work {
+            Work::Read { tools, path, offset, limit } => tools.read(path, *offset, *limit),
+            Work::Grep { tools, request } => tools.grep(request),
+            // napi-rs computes a task once.
+            Work::Bash { command, timeout, call } => match call.take() {
+                Some(call) => call.run(command, *timeout),
+                None => Err("capout: this call already ran".into()),
+            },
+        })
         .map_err(Error::from_reason)
     }
 

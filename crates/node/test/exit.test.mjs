@@ -177,3 +177,111 @@ test('bash: process.exit ends a process of the call that dropped its mark, by it
   assert.equal(r.status, 0);
   assert.deepEqual(left, []);
 });
+
+// The package's own Tools, without the AI SDK: the exit hook is the
+// package's, not capout/ai-sdk's.
+const plain = (root) => `
+  import fs from 'node:fs';
+  import { Tools, bashStopper } from 'capout';
+  const root = ${JSON.stringify(root)};
+  const tools = new Tools(root);
+  const until = async (file) => {
+    while (!fs.existsSync(root + '/' + file)) await new Promise((r) => setTimeout(r, 20));
+  };
+`;
+
+test('Tools: process.exit while a bash call runs exits, and ends the call and its folder', async () => {
+  const root = scratch();
+  const r = node(`${plain(root)}
+    tools.bash(${JSON.stringify(long('a'))}, undefined, bashStopper());
+    await until('a.started');
+    process.stdout.write(tools.savedDir);
+    process.exit(3);
+  `);
+  const left = await ended(pidsIn(path.join(root, 'a')));
+  fs.rmSync(root, { recursive: true, force: true });
+  assert.equal(r.signal, null, `the exit was held up: ${r.stdout}${r.stderr}`);
+  assert.equal(r.stderr, '');
+  assert.equal(r.status, 3);
+  assert.deepEqual(left, []);
+  assert.equal(fs.existsSync(r.stdout), false, `${r.stdout} is left`);
+});
+
+test('Tools: a setsid or nohup job of bash ends with the call, the process still running', () => {
+  const root = scratch();
+  // The process waits (bounded by the test's) until the jobs are gone.
+  const r = node(`${plain(root)}
+    const alive = (pid) => {
+      try {
+        const stat = fs.readFileSync('/proc/' + pid + '/stat', 'utf8');
+        return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+      } catch {
+        return false;
+      }
+    };
+    for (const job of ['setsid sleep 1000', 'nohup sleep 1000']) {
+      const pid = Number(await tools.bash(job + ' >/dev/null 2>&1 & echo $!', undefined, bashStopper()));
+      while (alive(pid)) await new Promise((r) => setTimeout(r, 20));
+      process.stdout.write(job + ' ended\\n');
+    }
+  `);
+  fs.rmSync(root, { recursive: true, force: true });
+  assert.equal(r.signal, null, `a job was left: ${r.stdout}${r.stderr}`);
+  assert.equal(r.stderr, '');
+  assert.equal(r.status, 0);
+  assert.equal(r.stdout, 'setsid sleep 1000 ended\nnohup sleep 1000 ended\n');
+});
+
+test('Tools: a job left by a call that ended, deaf to SIGTERM, ends at process.exit', async () => {
+  const root = scratch();
+  const command = `sh -c "trap '' TERM HUP; echo \\$\\$ > a; exec sleep 1000" >/dev/null 2>&1 & while [ ! -s a ]; do sleep 0.01; done`;
+  const r = node(`${plain(root)}
+    await tools.bash(${JSON.stringify(command)}, undefined, bashStopper());
+    process.exit(0);
+  `);
+  const left = await ended(pidsIn(path.join(root, 'a')));
+  fs.rmSync(root, { recursive: true, force: true });
+  assert.equal(r.signal, null, `the exit was held up: ${r.stdout}${r.stderr}`);
+  assert.equal(r.stderr, '');
+  assert.equal(r.status, 0);
+  assert.deepEqual(left, []);
+});
+
+test('Tools.close, then bash: the tools still work, with a folder of their own again', () => {
+  const root = scratch();
+  const r = node(`${plain(root)}
+    const first = tools.savedDir;
+    tools.close();
+    const text = await tools.bash('seq 100000', undefined, bashStopper());
+    const again = tools.savedDir;
+    process.stdout.write([fs.existsSync(first), first !== again, fs.existsSync(again), text.includes('full output: ' + again + '/')].join(' '));
+    tools.close();
+    process.stdout.write(' ' + fs.existsSync(again));
+  `);
+  fs.rmSync(root, { recursive: true, force: true });
+  assert.equal(r.stderr, '');
+  assert.equal(r.status, 0);
+  assert.equal(r.stdout, 'false true true true false');
+});
+
+test('Tools: a panic in a tool call rejects its promise, and the process goes on', () => {
+  const root = scratch();
+  // A debug build's grep panics when CAPOUT_TEST_PANIC says so.
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `${plain(root)}
+      const error = await tools.grep({ pattern: 'x' }).catch((e) => e);
+      process.stdout.write(error.message + '|');
+      process.stdout.write(await tools.bash('echo still here', undefined, bashStopper()));
+    `,
+    ],
+    { cwd: pkg, timeout: 60000, killSignal: 'SIGKILL', encoding: 'utf8', env: { ...process.env, CAPOUT_TEST_PANIC: 'grep' } },
+  );
+  fs.rmSync(root, { recursive: true, force: true });
+  assert.equal(r.signal, null, `the process died: ${r.stdout}${r.stderr}`);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, 'the tool failed: a bug in capout: CAPOUT_TEST_PANIC asked grep to panic|still here\n');
+});

@@ -425,5 +425,10 @@ fn _capout(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tools::Tools>()?;
     m.add_function(wrap_pyfunction!(cap, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    let at_exit = wrap_pyfunction!(tools::_at_exit, m)?;
+    m.add_function(at_exit.clone())?;
+    // No process a `bash` call of the tools started outlives the
+    // interpreter, whatever thread made the call.
+    m.py().import("atexit")?.call_method1("register", (at_exit,))?;
     Ok(())
 }

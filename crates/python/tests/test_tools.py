@@ -95,3 +95,14 @@ def test_tools_are_the_mcp_servers(tmp_path):
         tools.read(".")
     with pytest.raises(ValueError, match="limit must be at least 1"):
         tools.read("empty.txt", limit=0)
+
+
+def test_a_panic_in_a_tool_call_is_an_error_of_that_call(tmp_path, monkeypatch):
+    # A debug build's grep panics when CAPOUT_TEST_PANIC says so.
+    tools = capout.Tools(tmp_path)
+    monkeypatch.setenv("CAPOUT_TEST_PANIC", "grep")
+    with pytest.raises(ValueError) as raised:
+        tools.grep("x")
+    assert str(raised.value) == "the tool failed: a bug in capout: CAPOUT_TEST_PANIC asked grep to panic"
+    # The interpreter and the tools go on.
+    assert tools.bash("echo still here") == "still here\n"

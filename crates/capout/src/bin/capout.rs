@@ -103,8 +103,11 @@ fn main() -> ExitCode {
             config.read_size = pipe::INPUT_READ_SIZE;
             match Signals::catch(false) {
                 Ok(signals) => {
-                    run::run_with(&config, Interruptible::new(stdin, signals), &mut out, &mut err, |input| {
-                        let interrupted = input.signal().map(rustix::process::Signal::as_raw);
+                    // Watched: a cap with nothing more to write still ends
+                    // once stdout has no reader.
+                    let input = pipe::Watched::new(Interruptible::new(stdin, signals));
+                    run::run_with(&config, input, &mut out, &mut err, |input| {
+                        let interrupted = input.get_ref().signal().map(rustix::process::Signal::as_raw);
                         Ending {
                             exit_code: interrupted.map_or(0, |s| 128 + s),
                             interrupted,

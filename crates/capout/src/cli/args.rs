@@ -19,7 +19,12 @@ use capout_core::Tokenizer;
     version,
     args_override_self = true,
     override_usage = "capout [OPTIONS]\n       capout [OPTIONS] [--] COMMAND [ARG]...",
-    after_help = "With no cap, --tail-chars 5000 applies. With a COMMAND, capout runs it, caps its joined \
+    after_help = "Commands:\n  \
+                  capout init HARNESS      write capout into a harness's own configuration (capout init --help)\n  \
+                  capout hook HARNESS      a harness's hook, which capout init sets up (capout hook --help)\n  \
+                  capout --man             print the manual page (capout --man | man -l -)\n  \
+                  capout --list-profiles   list the profiles, built-in and of the config file\n\n\
+                  With no cap, --tail-chars 5000 applies. With a COMMAND, capout runs it, caps its joined \
                   stdout and stderr, and exits with its status (124 on --timeout, 126 or 127 when it \
                   cannot be run). Every cap reads its input to the end, to count the total that its \
                   notice gives; a tail cap must, to find the end. --stop-at-cap stops a head cap \

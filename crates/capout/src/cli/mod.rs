@@ -23,7 +23,7 @@ pub use args::PARSERS_BUILT;
 pub use args::{Args, command};
 pub use fast::mcp_requested;
 pub use layers::{Layer, parse, parse_from, try_parse, try_parse_with};
-pub use validate::{Action, CommandSpec, Run, Timeout};
+pub use validate::{Action, Run};
 
 /// The cap when none is given: `--tail-chars 5000`.
 pub use capout_core::DEFAULT_TAIL_CHARS;

@@ -12,6 +12,7 @@ use capout_core::{CapSpec, Keep, NoticeTarget, Options, Pattern, SaveTo, Tokeniz
 use super::fast::simple;
 use super::layers::{parse_layers, parse_words, resolve};
 use super::*;
+use crate::command::{CommandSpec, Timeout};
 
 fn config(args: &[&str], opts: Option<&str>) -> Result<Options, ErrorKind> {
     run(args, opts).map(|run| run.options)

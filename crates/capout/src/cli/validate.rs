@@ -1,7 +1,6 @@
 //! What the options ask for, checked: how caps and options combine, and
 //! the [`Run`] they make.
 
-use std::ffi::OsString;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -12,6 +11,7 @@ use capout_core::{CapSpec, Keep, NoticeTarget, Options, Pattern, SaveTo, Templat
 
 use super::args::{Args, BinaryArg, NoticeArg, When};
 use super::{DEFAULT_KEEP_MAX, DEFAULT_KILL_AFTER, DEFAULT_RENDER, DEFAULT_TAIL_CHARS, invalid, usage};
+use crate::command::{CommandSpec, Timeout};
 
 /// What the command line asks for.
 #[derive(Debug)]
@@ -297,29 +297,4 @@ impl Args {
         let given: Vec<String> = given.into_iter().map(|(_, text)| text).collect();
         usage(format!("the caps {} cannot be used together", given.join(" and ")))
     }
-}
-
-/// A command to run, and the options that go with one.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CommandSpec {
-    /// The program, found in `PATH` when its name has no `/`.
-    pub program: OsString,
-    /// Its arguments.
-    pub args: Vec<OsString>,
-    /// `--timeout`, when it is set and not zero.
-    pub timeout: Option<Timeout>,
-    /// `--stdout-only`: leave the command's stderr on capout's stderr.
-    pub stdout_only: bool,
-}
-
-/// `--timeout` and `--kill-after`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Timeout {
-    /// How long the command may run before it gets SIGTERM.
-    pub after: Duration,
-    /// `--timeout` as the user gave it, with `s` added when it has no
-    /// unit: the timeout notice names it so.
-    pub label: String,
-    /// How long after SIGTERM it gets SIGKILL; `None` for never.
-    pub kill_after: Option<Duration>,
 }

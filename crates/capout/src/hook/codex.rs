@@ -11,10 +11,12 @@
 //! Those checks look at the words of the command they are given, so a
 //! rewrite hides the original's words from them: a rule that forbids `rm`
 //! no longer matches `capout ... 'rm victim'`. This hook therefore rewrites
-//! only a command that no rule can be about: none of its words is a word
-//! of any rule file Codex reads, nor `rm`, `sudo` or `capout`. Every other
-//! command is left to Codex as it is, so that nothing is allowed that
-//! would not be without capout.
+//! only a command that no rule can be about: none of its words, split as
+//! the shell splits them and after quote removal (`r''m` is `rm`), is a
+//! word of any rule file Codex reads, nor `rm`, `sudo` or `capout`. Every
+//! other command, and one whose words capout cannot see as the shell does,
+//! is left to Codex as it is, so that nothing is allowed that would not be
+//! without capout.
 //!
 //! The rewrite is `CAPOUT hook codex "$0" 'COMMAND'`: the shell that Codex
 //! started runs capout, which runs COMMAND in that same shell (`$0`) under
@@ -94,6 +96,10 @@ fn event() -> ExitCode {
         Ok(path) => path,
         Err(e) => return pass(&format_args!("codex: cannot find capout's own path: {e}")),
     };
+    // The rewrite runs capout by this path: it must still be this capout.
+    if let Some(why) = super::not_this_capout(&capout) {
+        return pass(&format_args!("codex: left alone: {why}"));
+    }
     let Some(capout) = capout.to_str() else {
         return pass(&"codex: capout's own path is not valid UTF-8");
     };
@@ -111,8 +117,12 @@ fn event() -> ExitCode {
 
 /// The hook's answer to the event `text`: the rewrite as Codex reads it, or
 /// why the call is left alone. `words` gives the words of the rule files
-/// that apply in a working directory.
-pub fn rewrite(text: &str, capout: &str, words: &dyn Fn(&Path) -> Vec<String>) -> Result<String, String> {
+/// that apply in a working directory, or why they cannot be known.
+pub fn rewrite(
+    text: &str,
+    capout: &str,
+    words: &dyn Fn(&Path) -> Result<Vec<String>, String>,
+) -> Result<String, String> {
     let ev: Event = serde_json::from_str(text).map_err(|e| format!("codex: not a hook event: {e}"))?;
     if ev.hook_event_name != "PreToolUse" || ev.tool_name != "Bash" {
         return Err(format!("codex: left alone: event {} of tool '{}'", ev.hook_event_name, ev.tool_name));
@@ -126,13 +136,19 @@ pub fn rewrite(text: &str, capout: &str, words: &dyn Fn(&Path) -> Vec<String>) -
     if super::already_wrapped(command) {
         return Err("codex: left alone: the command already runs under capout".into());
     }
-    let rules = words(Path::new(&ev.cwd));
-    if let Some(word) = words_of(command).find(|w| BUILT_IN.contains(w) || rules.iter().any(|r| r == w)) {
+    let left_alone = |why: String| format!("codex: left alone: {why}");
+    let rules: std::collections::HashSet<String> =
+        words(Path::new(&ev.cwd)).map_err(left_alone)?.into_iter().collect();
+    let command_words = words_of(command).map_err(left_alone)?;
+    if let Some(word) = command_words.iter().find(|w| BUILT_IN.contains(&w.as_str()) || rules.contains(*w)) {
         return Err(format!(
             "codex: left alone: Codex checks its rules on the words of a command, and `{word}` may be one of a rule"
         ));
     }
     let wrapped = format!("{} hook codex \"$0\" {}", super::quote(capout), super::quote(command));
+    if let Some(why) = super::too_long(&wrapped) {
+        return Err(left_alone(why));
+    }
     let answer = serde_json::json!({
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",
@@ -148,19 +164,119 @@ pub fn rewrite(text: &str, capout: &str, words: &dyn Fn(&Path) -> Vec<String>) -
 /// could be about.
 const BUILT_IN: &[&str] = &["rm", "sudo", "capout"];
 
-/// The words of a shell command, split at blanks, quotes and operators,
-/// each also without its folder: more than the shell's words, never fewer.
-fn words_of(command: &str) -> impl Iterator<Item = &str> {
-    command
-        .split(|c: char| c.is_whitespace() || "\"'`;&|(){}<>$=\\!*?[]#~".contains(c))
-        .filter(|w| !w.is_empty())
-        .flat_map(|w| [w, w.rsplit('/').next().unwrap_or(w)])
+/// Where a word ends, or another starts, with no blank between: the
+/// shell's operators and the characters that open an expansion, a
+/// substitution, a glob or a comment.
+const BREAKS: &str = "\"'`;&|(){}<>$=\\!*?[]#~";
+
+/// The words of a shell command that a rule could be about, each also
+/// without its folder: more than the shell's words, never fewer.
+///
+/// Two readings are joined. The shell's own words, after quote removal
+/// (`r''m`, `r\m` and `"r"m` are `rm`; a backslash-newline joins), each
+/// also cut where an operator or an expansion starts another command
+/// (`a;rm`, `$(rm x)`). And the command with every quote, backslash and
+/// line continuation taken out, cut at blanks and at those characters:
+/// a word quoted twice over (`eval 'r""m'`, `"$(r''m x)"`, a heredoc's
+/// body) loses its quotes there too. A command that the shell's rules
+/// cannot split (quotes that do not close) or whose words capout cannot
+/// know (an escape in `$'...'`, which bash decodes) is `Err`, with why.
+fn words_of(command: &str) -> Result<Vec<String>, String> {
+    if has_ansi_c_escape(command) {
+        return Err("an escape in $'...', whose word bash decodes and capout does not".into());
+    }
+    let shell_words = shlex::split(&without_heredoc_bodies(command))
+        .ok_or("quotes that do not close, so capout cannot split the command into words")?;
+    let bare = command.replace("\\\n", "").replace(['\'', '"', '\\'], "");
+    let mut words: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut add = |word: &str| {
+        for w in [word, word.rsplit('/').next().unwrap_or(word)] {
+            if !w.is_empty() && seen.insert(w.to_owned()) {
+                words.push(w.to_owned());
+            }
+        }
+    };
+    for word in &shell_words {
+        add(word);
+        word.split(|c: char| c.is_whitespace() || BREAKS.contains(c)).for_each(&mut add);
+    }
+    bare.split(|c: char| c.is_whitespace() || BREAKS.contains(c)).for_each(&mut add);
+    Ok(words)
+}
+
+/// Whether `command` holds an ANSI-C quote `$'...'` with a backslash in it
+/// (`$'\x72m'` is `rm`). Double quotes are looked through, as a word
+/// built of `"$"'...'` becomes such a quote once `eval` reads it.
+fn has_ansi_c_escape(command: &str) -> bool {
+    let bare = command.replace('"', "");
+    bare.match_indices("$'").any(|(at, _)| {
+        let body = &bare[at + 2..];
+        body.find(['\\', '\'']).is_some_and(|end| body[end..].starts_with('\\'))
+    })
+}
+
+/// `command` without the bodies of its heredocs, whose lines are the
+/// input of a command, not words of one (an apostrophe there opens no
+/// quote). A body that bash expands (`<<EOF`, not `<<'EOF'`) may run
+/// commands; its words are still read, with every quote taken out, by
+/// [`words_of`].
+fn without_heredoc_bodies(command: &str) -> String {
+    let mut out = String::with_capacity(command.len());
+    // The delimiters of the heredocs opened on the current line, and
+    // whether each strips leading tabs (`<<-`).
+    let mut pending: Vec<(String, bool)> = Vec::new();
+    let mut lines = command.split_inclusive('\n');
+    while let Some(line) = lines.next() {
+        out.push_str(line);
+        pending.extend(heredocs_opened(line));
+        for (delimiter, tabs) in pending.drain(..) {
+            for body in lines.by_ref() {
+                let body = body.strip_suffix('\n').unwrap_or(body);
+                let body = if tabs { body.trim_start_matches('\t') } else { body };
+                if body == delimiter {
+                    out.push('\n');
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The heredocs that `line` opens, in order: each delimiter as the shell
+/// compares it (its quotes taken out), and whether it is `<<-`.
+fn heredocs_opened(line: &str) -> Vec<(String, bool)> {
+    let mut found = Vec::new();
+    let mut rest = line;
+    while let Some(at) = rest.find("<<") {
+        rest = &rest[at + 2..];
+        if let Some(after) = rest.strip_prefix('<') {
+            // `<<<` is a here-string: no body follows.
+            rest = after.trim_start_matches('<');
+            continue;
+        }
+        let tabs = rest.starts_with('-');
+        let word = rest.trim_start_matches('-').trim_start_matches([' ', '\t']);
+        let end = word.find(|c: char| c.is_whitespace() || ";&|()<>".contains(c)).unwrap_or(word.len());
+        let delimiter: String = word[..end].chars().filter(|c| !matches!(c, '\'' | '"' | '\\')).collect();
+        if !delimiter.is_empty() {
+            found.push((delimiter, tabs));
+        }
+        rest = &word[end..];
+    }
+    found
 }
 
 /// The words of every rule file that Codex reads for a call in `cwd`: its
 /// own folder's (`$CODEX_HOME`, else `~/.codex`), the system's
-/// (`/etc/codex`), and each project's `.codex` from `cwd` up.
-pub fn rule_words(cwd: &Path) -> Vec<String> {
+/// (`/etc/codex`), and each project's `.codex` from `cwd` up: the
+/// `rules/*.rules` files and `requirements.toml`. Each is read as
+/// [`crate::safe_read`] reads (a regular file of at most 1 MiB, without
+/// waiting): one that is there but cannot be read so (a FIFO, a link to a
+/// device, a huge file, one that a project carries in git) is `Err`,
+/// since its rules could be about any word.
+pub fn rule_words(cwd: &Path) -> Result<Vec<String>, String> {
     let mut dirs: Vec<PathBuf> = Vec::new();
     if let Some(home) = std::env::var_os("CODEX_HOME").filter(|h| !h.is_empty()) {
         dirs.push(PathBuf::from(home));
@@ -173,18 +289,23 @@ pub fn rule_words(cwd: &Path) -> Vec<String> {
     for dir in dirs {
         let mut files = vec![dir.join("requirements.toml")];
         if let Ok(entries) = std::fs::read_dir(dir.join("rules")) {
-            files.extend(entries.flatten().map(|e| e.path()));
+            files.extend(
+                entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "rules")),
+            );
         }
         for file in files {
-            if let Ok(text) = std::fs::read_to_string(&file) {
-                words.extend(literals(&text).flat_map(|w| {
-                    let base = w.rsplit('/').next().unwrap_or(w).to_owned();
-                    [w.to_owned(), base]
-                }));
-            }
+            let text = match crate::safe_read::read(&file, crate::safe_read::MAX_SIZE) {
+                Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(format!("the rule file {} cannot be read: {e}", file.display())),
+            };
+            words.extend(literals(&text).flat_map(|w| {
+                let base = w.rsplit('/').next().unwrap_or(w).to_owned();
+                [w.to_owned(), base]
+            }));
         }
     }
-    words
+    Ok(words)
 }
 
 /// The contents of the quoted strings in `text` (Starlark or TOML), each
@@ -220,8 +341,9 @@ mod tests {
     /// A `PreToolUse` event as Codex CLI 0.171.0 sends it.
     const SAMPLE: &str = r#"{"session_id":"01a232e3-c0a3-75c2-adcb-e984a71ac262","turn_id":"01a232e3-c0c3-72f0-b3b3-768626a52ca0","transcript_path":"/tmp/h/.codex/sessions/rollout.jsonl","cwd":"/tmp/h/proj","hook_event_name":"PreToolUse","model":"test-model","permission_mode":"bypassPermissions","tool_name":"Bash","tool_input":{"command":"seq 100000"},"tool_use_id":"call_a716e8c3bc86477ab4f1"}"#;
 
-    fn none(_: &Path) -> Vec<String> {
-        Vec::new()
+    #[allow(clippy::unnecessary_wraps)] // the type `rewrite` takes
+    fn none(_: &Path) -> Result<Vec<String>, String> {
+        Ok(Vec::new())
     }
 
     fn with_command(command: &str) -> String {
@@ -233,6 +355,16 @@ mod tests {
         assert_eq!(
             rewrite(SAMPLE, "/opt/my tools/capout", &none).unwrap(),
             r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"'/opt/my tools/capout' hook codex \"$0\" 'seq 100000'"}}}"#
+        );
+    }
+
+    #[test]
+    fn a_capout_path_that_would_run_something_is_one_quoted_word() {
+        let answer: serde_json::Value =
+            serde_json::from_str(&rewrite(SAMPLE, "/tmp/g;uname;/it's/capout", &none).unwrap()).unwrap();
+        assert_eq!(
+            answer["hookSpecificOutput"]["updatedInput"]["command"],
+            "'/tmp/g;uname;/it'\\''s/capout' hook codex \"$0\" 'seq 100000'"
         );
     }
 
@@ -249,7 +381,7 @@ mod tests {
 
     #[test]
     fn a_word_of_a_rule_leaves_the_command_to_codex() {
-        let rules = |_: &Path| vec!["git".to_owned(), "status".to_owned()];
+        let rules = |_: &Path| Ok(vec!["git".to_owned(), "status".to_owned()]);
         assert_eq!(
             rewrite(&with_command("cd sub && git status"), "/bin/capout", &rules).unwrap_err(),
             "codex: left alone: Codex checks its rules on the words of a command, and `git` may be one of a rule"
@@ -293,7 +425,121 @@ mod tests {
         std::fs::create_dir_all(&proj).unwrap();
         std::fs::write(home.path().join("proj/.codex/rules/a.rules"), "prefix_rule(pattern=[\"make\"])")
             .unwrap();
-        let words = rule_words(&proj);
+        let words = rule_words(&proj).unwrap();
         assert!(words.iter().any(|w| w == "make"), "{words:?}");
+    }
+
+    /// What the hook says of `command`, given rules on `curl` and `make`.
+    fn verdict(command: &str) -> Result<String, String> {
+        let rules = |_: &Path| Ok(vec!["curl".to_owned(), "make".to_owned()]);
+        rewrite(&with_command(command), "/bin/capout", &rules)
+    }
+
+    #[test]
+    fn a_word_built_of_quoted_parts_is_the_word_of_a_rule() {
+        let leaves = |word: &str| {
+            format!(
+                "codex: left alone: Codex checks its rules on the words of a command, and `{word}` may be one of a rule"
+            )
+        };
+        for (command, word) in [
+            ("r''m -f victim", "rm"),
+            ("r\\m -f victim", "rm"),
+            ("\"r\"m -f victim", "rm"),
+            ("'r'\"m\" -f victim", "rm"),
+            ("/bin/r''m -f victim", "rm"),
+            ("r\\\nm -f victim", "rm"),
+            ("su''do ls", "sudo"),
+            ("cu''rl -s example.com", "curl"),
+            ("ma\"\"ke -j4", "make"),
+            ("c''apout -n 1 -- ls", "capout"),
+            ("echo ok;r''m x", "rm"),
+            ("true&&r\\m x", "rm"),
+            ("echo $(r''m x)", "rm"),
+            ("echo \"$(r\"\"m x)\"", "rm"),
+            ("echo `r''m x`", "rm"),
+            ("eval 'r\"\"m x'", "rm"),
+            ("bash -c \"r'm' x\"", "rm"),
+            ("x=cu''rl; $x example.com", "curl"),
+            ("cat <<EOF\n$(r''m x)\nEOF", "rm"),
+            ("echo hi # \n r''m x", "rm"),
+        ] {
+            assert_eq!(verdict(command).unwrap_err(), leaves(word), "{command:?}");
+        }
+    }
+
+    #[test]
+    fn words_the_shell_would_decode_or_cannot_split_leave_the_command_to_codex() {
+        for (command, why) in [
+            ("$'\\x72m' -f victim", "an escape in $'...', whose word bash decodes and capout does not"),
+            ("echo \"$\"'\\162m' x", "an escape in $'...', whose word bash decodes and capout does not"),
+            ("echo 'unclosed", "quotes that do not close, so capout cannot split the command into words"),
+            ("echo \"unclosed", "quotes that do not close, so capout cannot split the command into words"),
+        ] {
+            assert_eq!(verdict(command).unwrap_err(), format!("codex: left alone: {why}"), "{command:?}");
+        }
+    }
+
+    #[test]
+    fn commands_whose_words_no_rule_names_are_still_wrapped() {
+        for command in [
+            "seq 3 | grep 2",
+            "echo 'removal' rmdir-x",
+            "cat <<'EOF'\nit's here\nEOF\necho done",
+            "cat <<-EOF\n\tdon't\n\tEOF\necho done",
+            "printf '%s\\n' $'no escape' a\\ b",
+            "grep -E 'x$' f && sed 's/\\./,/' g",
+            "echo \"a'b\" 'c\"d'",
+        ] {
+            assert!(verdict(command).is_ok(), "{command:?}: {:?}", verdict(command));
+        }
+    }
+
+    #[test]
+    fn a_rewrite_of_128_kib_or_more_is_left_alone() {
+        let wrapped = |command: &str| -> Result<usize, String> {
+            let answer: serde_json::Value =
+                serde_json::from_str(&rewrite(&with_command(command), "/c", &none)?).unwrap();
+            Ok(answer["hookSpecificOutput"]["updatedInput"]["command"].as_str().unwrap().len())
+        };
+        let overhead = wrapped("x").unwrap() - 1;
+        let longest = "x".repeat(super::super::MAX_REWRITE - overhead);
+        assert_eq!(wrapped(&longest), Ok(128 * 1024 - 1));
+        assert_eq!(
+            wrapped(&format!("{longest}x")).unwrap_err(),
+            "codex: left alone: the rewrite would be 131072 bytes, at or over the 128 KiB that one argument of a command may hold"
+        );
+        // Each ' of the command is four bytes of the rewrite ('\''): a 99 KB
+        // command of `bash -c` grows past the limit.
+        let quoted = format!("echo {}", "'a'".repeat(33_000));
+        assert!(wrapped(&quoted).unwrap_err().starts_with("codex: left alone: the rewrite would be 2"));
+    }
+
+    #[test]
+    fn a_rule_file_that_is_a_fifo_or_a_device_is_refused_without_blocking() {
+        let home = tempfile::tempdir().unwrap();
+        let rules = home.path().join("proj/.codex/rules");
+        std::fs::create_dir_all(&rules).unwrap();
+        let fifo = rules.join("fifo.rules");
+        rustix::fs::mkfifoat(rustix::fs::CWD, &fifo, rustix::fs::Mode::from_raw_mode(0o600)).unwrap();
+        let err = rule_words(&home.path().join("proj")).unwrap_err();
+        assert_eq!(
+            err,
+            format!("the rule file {} cannot be read: it is a FIFO, not a regular file", fifo.display())
+        );
+        std::fs::remove_file(&fifo).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", rules.join("zero.rules")).unwrap();
+        assert!(
+            rule_words(&home.path().join("proj"))
+                .unwrap_err()
+                .ends_with("it is a character device, not a regular file")
+        );
+        std::fs::remove_file(rules.join("zero.rules")).unwrap();
+        std::fs::write(rules.join("big.rules"), vec![b'#'; (crate::safe_read::MAX_SIZE + 1) as usize])
+            .unwrap();
+        assert!(rule_words(&home.path().join("proj")).unwrap_err().ends_with("it is larger than 1 MiB"));
+        // Codex reads only `*.rules`: another file there is no rule file.
+        std::fs::rename(rules.join("big.rules"), rules.join("big.rules.orig")).unwrap();
+        assert!(rule_words(&home.path().join("proj")).is_ok());
     }
 }

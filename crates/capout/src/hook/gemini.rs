@@ -23,6 +23,14 @@
 //! substitution) would be lost on the wrapped one: such calls, and `&` jobs
 //! (Gemini CLI reports their process ids; capout would end them), are left
 //! alone.
+//!
+//! LINK stands in the rewrite as one plain word: Gemini CLI strips the
+//! wrapper by a pattern that sees no quotes, and its policy rule matches
+//! the rewrite's text, so a link whose path would need quotes (a home
+//! such as `.../g;uname;`) is never put in a command: the call is left
+//! alone. So is every call where the link is not there or is not this
+//! capout (`capout init gemini` never ran, or was undone), and one whose
+//! rewrite would not fit in one argument of a command.
 
 use std::ffi::{OsStr, OsString};
 use std::io::Read;
@@ -106,7 +114,12 @@ fn event(link: &OsStr) -> ExitCode {
     let Some(link) = link.to_str() else {
         return pass(&"gemini: the link's path is not valid UTF-8");
     };
-    match rewrite(&text, link) {
+    // What the rewrite runs must be there, and be this capout.
+    let rewritten = rewrite(&text, link).and_then(|out| match super::not_this_capout(Path::new(link)) {
+        Some(why) => Err(format!("left alone: {why}; `capout init gemini` makes the link")),
+        None => Ok(out),
+    });
+    match rewritten {
         Ok(out) => {
             use std::io::Write;
             let mut stdout = std::io::stdout().lock();
@@ -135,19 +148,34 @@ pub fn rewrite(text: &str, link: &str) -> Result<String, String> {
     if let Some(why) = unwrappable(command, input, link) {
         return Err(format!("left alone: {why}"));
     }
+    let wrapped = wrap(command, link);
+    if let Some(why) = super::too_long(&wrapped) {
+        return Err(format!("left alone: {why}"));
+    }
     // Gemini CLI builds the call from this object alone: every argument
     // the model gave is kept.
     let mut replaced = input.clone();
-    replaced.insert("command".into(), Value::from(wrap(command, link)));
+    replaced.insert("command".into(), Value::from(wrapped));
     let out = serde_json::json!({
         "hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": replaced}
     });
     Ok(out.to_string())
 }
 
-/// `command` under capout, as Gemini CLI runs it and checks it.
+/// `command` under capout, as Gemini CLI runs it and checks it. The link
+/// is quoted as a shell word; [`rewrite`] gives it only where that leaves
+/// it as it is ([`is_plain`]).
 pub fn wrap(command: &str, link: &str) -> String {
-    format!("bash -c {link} -c {}", quote(command))
+    format!("bash -c {} -c {}", super::quote(link), quote(command))
+}
+
+/// Whether the path `link` can stand in a rewrite, and in the policy rule
+/// that lets it through, as it is: one word that needs no quotes for
+/// bash, for Gemini CLI's parser and for its wrapper pattern (letters,
+/// digits and `-_./=:,+@%` alone). Any other path, `.../g;uname;` or one
+/// with a space, a quote or a `$`, is never put in a command.
+pub fn is_plain(link: &str) -> bool {
+    super::quote(link) == link
 }
 
 /// `command` as one word that Gemini CLI's policy engine unquotes to
@@ -179,9 +207,9 @@ fn unwrappable(command: &str, input: &Map<String, Value>, link: &str) -> Option<
     if command.trim().is_empty() {
         return Some("an empty command".into());
     }
-    if link.contains(char::is_whitespace) {
+    if !is_plain(link) {
         return Some(format!(
-            "the link '{link}' holds a space, which Gemini CLI's policy cannot see through"
+            "the link's path '{link}' would need quotes in the command, which Gemini CLI's policy engine does not see through"
         ));
     }
     if super::already_wrapped(command) || command.contains(&format!("{LINK_DIR}/{LINK_NAME}")) {
@@ -292,6 +320,50 @@ mod tests {
     #[test]
     fn a_link_path_with_a_space_is_refused() {
         assert!(rewrite(&event(r#"{"command":"ls"}"#), "/home/a b/.gemini/capout-gemini/bash").is_err());
+    }
+
+    #[test]
+    fn a_link_path_that_would_run_something_is_never_put_in_a_command() {
+        for home in [
+            "/tmp/g;uname;",
+            "/tmp/g$(uname)",
+            "/tmp/g`uname`",
+            "/tmp/g'x",
+            "/tmp/g\"x",
+            "/tmp/g\nuname",
+            "/tmp/g|uname",
+            "/tmp/g&",
+            "/tmp/ü",
+        ] {
+            let link = format!("{home}/.gemini/capout-gemini/bash");
+            assert_eq!(
+                rewrite(&event(r#"{"command":"echo hello"}"#), &link).unwrap_err(),
+                format!(
+                    "left alone: the link's path '{link}' would need quotes in the command, which Gemini CLI's policy engine does not see through"
+                ),
+                "{home}"
+            );
+        }
+        assert!(
+            rewrite(&event(r#"{"command":"echo hello"}"#), "/h/a-b_c.d+e@f%g,h:i=j/capout-gemini/bash")
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_rewrite_of_128_kib_or_more_is_left_alone() {
+        let length = |command: &str| {
+            let input = serde_json::json!({ "command": command }).to_string();
+            let out: Value = serde_json::from_str(&rewrite(&event(&input), LINK)?).unwrap();
+            Ok::<_, String>(out["hookSpecificOutput"]["tool_input"]["command"].as_str().unwrap().len())
+        };
+        let overhead = length("x").unwrap() - 1;
+        let longest = "x".repeat(super::super::MAX_REWRITE - overhead);
+        assert_eq!(length(&longest), Ok(128 * 1024 - 1));
+        assert_eq!(
+            length(&format!("{longest}x")).unwrap_err(),
+            "left alone: the rewrite would be 131072 bytes, at or over the 128 KiB that one argument of a command may hold"
+        );
     }
 
     #[test]

@@ -2,8 +2,7 @@
 //! command mode, so that their output is bounded, with the full output
 //! saved in a private folder that the model's own read tool can page.
 //!
-//! Code for the rare modes: kept cold (link/cold.ld), never on the
-//! filter's path; each harness's wire format has a module of its own.
+//! Each harness's wire format has a module of its own.
 
 pub mod claude_code;
 pub mod codex;
@@ -16,6 +15,8 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use crate::harness::Harness;
+
 /// What the `capout` binary does with its arguments.
 pub enum Dispatch {
     /// The hook or `init` ran; exit with this status.
@@ -24,9 +25,6 @@ pub enum Dispatch {
     /// program's name), as if they had been given.
     Run(Vec<OsString>),
 }
-
-/// The harnesses that `capout hook` and `capout init` know.
-pub const HARNESSES: &[&str] = &["claude-code", "codex", "gemini", "opencode"];
 
 /// Whether capout's first argument, `word`, starts `capout hook` or
 /// `capout init`.
@@ -63,20 +61,68 @@ pub fn requested(args: &[OsString]) -> Option<Dispatch> {
     if first != "hook" {
         return None;
     }
-    let harness = args.get(2).and_then(|h| h.to_str());
-    Some(run(harness, args.get(3..).unwrap_or_default()))
+    Some(run(&args[2..]))
 }
 
-fn run(harness: Option<&str>, rest: &[OsString]) -> Dispatch {
+/// `capout hook`'s command line, for its help and its errors: what
+/// follows the harness is the harness's own (a shell script, a shell and
+/// a script), never options of capout's.
+#[derive(Debug, clap::Parser)]
+#[command(
+    name = "capout hook",
+    about = "Bound a harness's shell call: read its hook event on stdin and print the rewrite in its \
+             schema, or run the script it gives under capout",
+    disable_version_flag = true,
+    after_help = "A hook never breaks a call: on an event it cannot use it prints nothing, says why on \
+                  stderr and exits 0. `capout init HARNESS` sets it up; see capout(1)."
+)]
+struct Args {
+    /// The harness whose event or command this is
+    harness: Harness,
+    /// What the harness gives after it (none: an event on stdin)
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    rest: Vec<OsString>,
+}
+
+/// `capout hook ARG...`, its arguments after `hook`. `--help` alone after
+/// `hook` or the harness is the help; any other word after the harness is
+/// the harness's.
+fn run(args: &[OsString]) -> Dispatch {
+    use clap::Parser as _;
+    let help = |word: &OsString| word == "--help" || word == "-h";
+    let harness = match args {
+        [] => None,
+        [word] | [word, _] if help(word) => None,
+        [name, rest @ ..] => name.to_str().and_then(Harness::of).filter(|_| !matches!(rest, [w] if help(w))),
+    };
+    let Some(harness) = harness else {
+        let words = std::iter::once(OsString::from("capout hook")).chain(args.iter().cloned());
+        return Dispatch::Done(match Args::try_parse_from(words) {
+            Err(e) if !e.use_stderr() => {
+                let _ = e.print();
+                ExitCode::SUCCESS
+            }
+            Err(e) => match args.first().and_then(|w| w.to_str()) {
+                None => pass(&format_args!("name a harness: {}", Harness::names(", "))),
+                Some(name) if !name.starts_with('-') => {
+                    pass(&format_args!("unknown harness '{name}' (known: {})", Harness::names(", ")))
+                }
+                Some(_) => {
+                    let text = e.render().to_string();
+                    let first = text.lines().next().unwrap_or_default();
+                    pass(&first.strip_prefix("error: ").unwrap_or(first))
+                }
+            },
+            // A harness with `--help` after it, which clap took as the help.
+            Ok(_) => pass(&"give a harness"),
+        });
+    };
+    let rest = &args[1..];
     match harness {
-        Some("claude-code") => claude_code::main(rest),
-        Some("gemini") => gemini::main(rest),
-        Some("codex") => codex::main(rest),
-        Some("opencode") => opencode::main(rest),
-        Some(other) => {
-            Dispatch::Done(pass(&format_args!("unknown harness '{other}' (known: {})", HARNESSES.join(", "))))
-        }
-        None => Dispatch::Done(pass(&format_args!("name a harness: {}", HARNESSES.join(", ")))),
+        Harness::ClaudeCode => claude_code::main(rest),
+        Harness::Gemini => gemini::main(rest),
+        Harness::Codex => codex::main(rest),
+        Harness::Opencode => opencode::main(rest),
     }
 }
 
@@ -127,6 +173,42 @@ pub fn quote(word: &str) -> String {
         return word.to_owned();
     }
     format!("'{}'", word.replace('\'', r"'\''"))
+}
+
+/// The longest rewrite a hook gives, in bytes: one argument of a command
+/// holds less than 128 KiB on Linux (`MAX_ARG_STRLEN`, its terminating NUL
+/// included), and the harness hands the rewrite to its shell as one.
+pub const MAX_REWRITE: usize = 128 * 1024 - 1;
+
+/// Why `rewrite` cannot be given to the harness, if it cannot: at or over
+/// 128 KiB the shell that would run it fails to start (`E2BIG`), where
+/// the command as it was runs.
+pub fn too_long(rewrite: &str) -> Option<String> {
+    (rewrite.len() > MAX_REWRITE).then(|| {
+        format!(
+            "the rewrite would be {} bytes, at or over the 128 KiB that one argument of a command may hold",
+            rewrite.len()
+        )
+    })
+}
+
+/// Why `path` is not this very capout, if it is not: a rewrite that names
+/// it would run something else, or fail with 127 for every call. `path`
+/// is followed to the file it names, which must be the one this process
+/// runs (the same file, not a copy or one that replaced it).
+pub fn not_this_capout(path: &std::path::Path) -> Option<String> {
+    let this = match std::fs::metadata("/proc/self/exe") {
+        Ok(this) => this,
+        Err(e) => return Some(format!("cannot tell which program this capout is: {e}")),
+    };
+    match std::fs::metadata(path) {
+        Err(e) => Some(format!("{} cannot be run: {e}", path.display())),
+        Ok(there) if there.dev() != this.dev() || there.ino() != this.ino() => Some(format!(
+            "{} is not this capout (another program, or a capout that replaced it)",
+            path.display()
+        )),
+        Ok(_) => None,
+    }
 }
 
 /// Whether `command` already runs under capout: its first word is a

@@ -6,43 +6,53 @@
 //! the MCP server's `read` pages keep 8000 characters at most: capout's
 //! caps fit inside Codex's budget as they are.
 
-use std::path::{Path, PathBuf};
-
 use serde_json::json;
 
-use super::{Edit, Options, Scope};
+use super::{Change, Context, Entry, Error, Kind, Plan, Scope};
 
-/// The folder of Codex's configuration: `$CODEX_HOME`, else `~/.codex`;
-/// the project's `.codex` with `--project`.
-pub fn folder(opts: &Options, home: &Path) -> PathBuf {
-    match opts.scope {
-        Scope::User => std::env::var_os("CODEX_HOME")
-            .filter(|d| !d.is_empty())
-            .map_or_else(|| home.join(".codex"), PathBuf::from),
-        Scope::Project => PathBuf::from(".codex"),
-    }
+fn is_ours(command: &str) -> bool {
+    super::runs_hook(command, "codex")
 }
 
-/// The hook (`hooks.json`'s `hooks.PreToolUse`, appended to the user's own
-/// hooks) and, with `--mcp`, `[mcp_servers.capout]` in `config.toml`.
-pub fn edits(opts: &Options, capout: &str, home: &Path) -> Vec<Edit> {
-    let dir = folder(opts, home);
-    let key = |k: &[&str]| k.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+/// The hook (`hooks.json`'s `hooks.PreToolUse`, beside the user's own
+/// hooks) and, with `--mcp`, `[mcp_servers.capout]` in `config.toml`: in
+/// `$CODEX_HOME` (else `~/.codex`), or the project's `.codex`.
+pub fn plan(cx: &Context) -> Result<Plan, Error> {
+    let dir = match cx.opts.scope {
+        Scope::User => Context::env_dir("CODEX_HOME")?.unwrap_or_else(|| cx.home.join(".codex")),
+        Scope::Project => cx.in_project(".codex"),
+    };
+    let capout = cx.capout_word()?;
     let hook = json!({
         "matcher": "Bash",
-        "hooks": [{"type": "command", "command": format!("{} hook codex", crate::hook::quote(capout))}],
+        "hooks": [{"type": "command", "command": format!("{} hook codex", crate::hook::quote(&capout))}],
     });
-    let mut edits = vec![Edit {
+    let mut changes = vec![Change::Merge {
         path: dir.join("hooks.json"),
-        entries: vec![(key(&["hooks", "PreToolUse", "[]"]), hook)],
-        link: None,
+        entries: vec![Entry {
+            keys: vec!["hooks".into(), "PreToolUse".into()],
+            value: hook,
+            kind: Kind::List(is_ours),
+        }],
     }];
-    if opts.mcp {
-        edits.push(Edit {
+    if cx.opts.mcp {
+        changes.push(Change::Merge {
             path: dir.join("config.toml"),
-            entries: vec![(key(&["mcp_servers", "capout"]), json!({"command": capout, "args": ["--mcp"]}))],
-            link: None,
+            entries: vec![Entry::key(
+                &["mcp_servers", "capout"],
+                json!({"command": capout, "args": ["--mcp"]}),
+            )],
         });
     }
-    edits
+    let mut notes = vec![
+        "Codex runs a new hook only once you trust it: open /hooks in Codex and trust capout's.".to_owned(),
+    ];
+    if cx.opts.scope == Scope::Project {
+        notes.push(
+            "The project's files name `capout`, found on PATH: whoever uses the project needs capout on PATH, \
+             and Codex reads a project's .codex only when the project is trusted."
+                .to_owned(),
+        );
+    }
+    Ok(Plan { name: "Codex", changes, notes })
 }

@@ -6,47 +6,39 @@
 //! (its `tool_output` settings): profile `bash`'s 5000 characters and
 //! profile `read`'s 8000 fit, so capout's caps are left as they are.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use serde_json::{Value, json};
 
-use serde_json::Value;
-
-use super::{Edit, Options, Scope};
+use super::{Change, Context, Entry, Error, Plan, Scope};
 
 /// The first line of the plugin capout writes: how capout knows its own.
 pub const MARK: &str = "// capout: written by `capout init opencode`";
 
-/// opencode's configuration folder for `opts.scope`.
-fn config_dir(opts: &Options, home: &Path) -> PathBuf {
-    match opts.scope {
-        Scope::Project => PathBuf::from(".opencode"),
-        Scope::User => std::env::var_os("XDG_CONFIG_HOME")
-            .filter(|d| !d.is_empty())
-            .map_or_else(|| home.join(".config"), PathBuf::from)
-            .join("opencode"),
-    }
-}
-
-/// Writes (or, with `--uninstall`, removes) the plugin, and returns the
-/// edits of `opencode.json` that `--mcp` asks for.
-pub fn opencode(opts: &Options, capout: &str, home: &Path, out: &mut dyn Write) -> Result<Vec<Edit>, String> {
-    let dir = config_dir(opts, home);
-    plugin(&dir.join("plugin").join("capout.js"), &plugin_text(capout), opts, out)?;
-    if !opts.mcp {
-        return Ok(Vec::new());
-    }
-    let json = match opts.scope {
-        Scope::Project => PathBuf::from("opencode.json"),
-        Scope::User => dir.join("opencode.json"),
+/// The plugin and, with `--mcp`, the server in `opencode.json` (in the
+/// project's root with `--project`).
+pub fn plan(cx: &Context) -> Result<Plan, Error> {
+    let (dir, json) = match cx.opts.scope {
+        Scope::Project => (cx.in_project(".opencode"), cx.in_project("opencode.json")),
+        Scope::User => {
+            let config = Context::env_dir("XDG_CONFIG_HOME")?.unwrap_or_else(|| cx.home.join(".config"));
+            let dir = config.join("opencode");
+            (dir.clone(), dir.join("opencode.json"))
+        }
     };
-    if std::fs::read_to_string(&json).is_ok_and(|t| t.lines().any(|l| l.trim_start().starts_with("//"))) {
-        return Err(format!(
-            "{} has comments, which capout cannot keep; add the server by hand",
-            json.display()
-        ));
+    let capout = cx.capout_word()?;
+    let mut changes = vec![Change::Own {
+        path: dir.join("plugin").join("capout.js"),
+        text: plugin_text(&capout),
+        mark: MARK,
+    }];
+    if cx.opts.mcp {
+        let server = json!({"type": "local", "command": [capout, "--mcp"], "enabled": true});
+        changes.push(Change::Merge { path: json, entries: vec![Entry::key(&["mcp", "capout"], server)] });
     }
-    let server = serde_json::json!({"type": "local", "command": [capout, "--mcp"], "enabled": true});
-    Ok(vec![Edit { path: json, entries: vec![(vec!["mcp".into(), "capout".into()], server)], link: None }])
+    let mut notes = Vec::new();
+    if cx.opts.scope == Scope::Project {
+        notes.push("The project's files name `capout`, found on PATH: whoever uses the project needs capout on PATH.".to_owned());
+    }
+    Ok(Plan { name: "opencode", changes, notes })
 }
 
 /// The plugin for the capout at `capout`: it asks `capout hook opencode`
@@ -92,89 +84,14 @@ export const CapoutPlugin = async () => {{
     )
 }
 
-/// Writes or removes the plugin file at `path`: a file of capout's own
-/// (its first line is [`MARK`]) is replaced or removed, anything else
-/// there is left.
-fn plugin(path: &Path, text: &str, opts: &Options, out: &mut dyn Write) -> Result<(), String> {
-    let current = match std::fs::read_to_string(path) {
-        Ok(t) => Some(t),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
-    };
-    if current.as_deref().is_some_and(|t| !t.starts_with(MARK)) {
-        return Err(format!("{} is there and is not capout's; capout leaves it", path.display()));
-    }
-    let after = (!opts.uninstall).then_some(text);
-    if after == current.as_deref() {
-        let what = if current.is_some() { "unchanged" } else { "not there, nothing to undo" };
-        let _ = writeln!(out, "{}: {what}", path.display());
-        return Ok(());
-    }
-    if opts.dry_run {
-        let name = path.display().to_string();
-        let diff =
-            similar::TextDiff::from_lines(current.as_deref().unwrap_or_default(), after.unwrap_or_default());
-        let _ = write!(out, "{}", diff.unified_diff().header(&name, &name));
-        return Ok(());
-    }
-    match after {
-        None => {
-            std::fs::remove_file(path).map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
-            let _ = writeln!(out, "{}: capout taken out", path.display());
-        }
-        Some(text) => {
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
-            }
-            super::write_atomic(path, text)?;
-            let _ = writeln!(out, "{}: capout set up", path.display());
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn opts(uninstall: bool, dry_run: bool) -> Options {
-        Options { harness: "opencode".into(), scope: Scope::User, mcp: false, uninstall, dry_run }
-    }
 
     #[test]
     fn the_plugin_names_capout_as_a_javascript_string() {
         let text = plugin_text("/opt/my \"tools\"/capout");
         assert!(text.starts_with(MARK));
         assert!(text.contains("const CAPOUT = \"/opt/my \\\"tools\\\"/capout\"\n"));
-    }
-
-    #[test]
-    fn the_plugin_is_written_once_removed_and_another_file_is_left() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("plugin").join("capout.js");
-        let mut out = Vec::new();
-        plugin(&path, "// capout: written by `capout init opencode`; x\n", &opts(false, true), &mut out)
-            .unwrap();
-        assert!(!path.exists());
-        plugin(&path, "// capout: written by `capout init opencode`; x\n", &opts(false, false), &mut out)
-            .unwrap();
-        plugin(&path, "// capout: written by `capout init opencode`; x\n", &opts(false, false), &mut out)
-            .unwrap();
-        plugin(&path, "", &opts(true, false), &mut out).unwrap();
-        assert!(!path.exists());
-        let name = path.display();
-        assert_eq!(
-            String::from_utf8(out).unwrap(),
-            format!(
-                "--- {name}\n+++ {name}\n@@ -0,0 +1 @@\n+// capout: written by `capout init opencode`; x\n\
-                 {name}: capout set up\n{name}: unchanged\n{name}: capout taken out\n"
-            )
-        );
-        std::fs::write(&path, "export const Mine = 1\n").unwrap();
-        assert_eq!(
-            plugin(&path, "x", &opts(true, false), &mut Vec::new()).unwrap_err(),
-            format!("{name} is there and is not capout's; capout leaves it")
-        );
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "export const Mine = 1\n");
     }
 }

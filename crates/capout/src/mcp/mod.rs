@@ -23,7 +23,7 @@ mod lifecycle;
 mod notice;
 pub mod paths;
 mod server;
-pub use lifecycle::{leftovers, saved};
+pub use lifecycle::{hosted, leftovers, saved};
 pub mod tools;
 mod transport;
 

@@ -2,7 +2,9 @@
 //! not: the tools' descriptions and the server's instructions, the one
 //! line `read` shows of a binary file, and the text of each tool error.
 //! The figures in them come from the constants that rule the tools, so
-//! that a description never contradicts what its tool does.
+//! that a description never contradicts what its tool does. The line that
+//! stands for binary output of `bash` is the engine's
+//! (`capout_core::binary_notice`), as in the CLI.
 
 use std::fmt::Display;
 
@@ -20,15 +22,6 @@ pub fn exit_status(code: i32, signal: Option<&str>) -> String {
     match signal {
         Some(name) => format!("(exit status {code}, killed by {name})"),
         None => format!("(exit status {code})"),
-    }
-}
-
-/// The one line an MCP `bash` call shows in place of output that is not
-/// text: `bytes` of it, saved in `saved`.
-pub fn binary_output(bytes: u64, saved: Option<&str>) -> String {
-    match saved {
-        Some(path) => format!("(binary output, {bytes} bytes: not shown; full output: {path})"),
-        None => format!("(binary output, {bytes} bytes: not shown)"),
     }
 }
 
@@ -84,7 +77,7 @@ pub fn describe(name: &str, tools: &Tools) -> String {
             line_words(grep)
         ),
         _ => format!(
-            "Run a shell command (`sh -c COMMAND`), with stdout and stderr joined in the order written and no stdin. The working directory persists from call to call (a `cd` holds for the next call, the environment does not); the first call starts in the server's root. Shown: {} of the output{}; when more was written, a notice follows: `... (truncated, showing last N chars; full output: PATH)`: the whole output is saved in PATH, which the read tool pages (its notice gives the next offset) and grep searches. Output that is not text is replaced by `(binary output, N bytes: not shown; full output: PATH)`. A command still running after `timeout` seconds (default {timeout}) is stopped, and `... (command timed out after Ns)` says so. When the command's exit status is not 0, the last line is `(exit status N)` (124 after a timeout), or `(exit status N, killed by SIGNAME)` when a signal killed it. No output at all reads `(no output)`. Nothing the command starts outlives the call: when it ends (or is cancelled), background jobs, even those started with `&`, `nohup` or `setsid`, are ended (SIGTERM, then SIGKILL {grace} s later); run a long job in the foreground with a larger timeout instead. Saved outputs take at most {saved} in all: the oldest are removed first.",
+            "Run a shell command (`sh -c COMMAND`), with stdout and stderr joined in the order written and no stdin. The working directory persists from call to call (a `cd` holds for the next call, the environment does not); the first call starts in the server's root. Shown: {} of the output{}; when more was written, a notice follows: `... (truncated, showing last N chars; full output: PATH)`: the whole output is saved in PATH, which the read tool pages (its notice gives the next offset) and grep searches.{binary} A command still running after `timeout` seconds (default {timeout}) is stopped, and `... (command timed out after Ns)` says so. When the command's exit status is not 0, the last line is `(exit status N)` (124 after a timeout), or `(exit status N, killed by SIGNAME)` when a signal killed it. No output at all reads `(no output)`. Nothing the command starts outlives the call: when it ends (or is cancelled), background jobs, even those started with `&`, `nohup` or `setsid`, are ended (SIGTERM, then SIGKILL {grace} s later); run a long job in the foreground with a larger timeout instead. Saved outputs take at most {saved} in all: the oldest are removed first.",
             cap_words(bash),
             match (bash.strip_ansi, bash.collapse_cr) {
                 (true, true) =>
@@ -93,10 +86,24 @@ pub fn describe(name: &str, tools: &Tools) -> String {
                 (false, true) => ", progress frames (`\\r`) collapsed to what a terminal shows",
                 (false, false) => "",
             },
+            binary = binary_words(bash),
             timeout = BASH_TIMEOUT,
             grace = GRACE.as_secs(),
             saved = saved_bound(),
         ),
+    }
+}
+
+/// What the `bash` description says of binary output under `config`.
+fn binary_words(config: &Options) -> String {
+    let sniff = capout_core::BINARY_SNIFF / 1024;
+    if config.hide_binary {
+        format!(
+            " Binary output (a NUL byte in its first {sniff} KiB) is replaced by `{}`; text with a few bytes that are not UTF-8 is shown, each such byte as U+FFFD.",
+            capout_core::binary_notice("N", Some("PATH"))
+        )
+    } else {
+        String::new()
     }
 }
 

@@ -10,7 +10,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, schemars, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
-use super::lifecycle::{self, Calls, Saved, StopOnDrop, Which};
+use super::lifecycle::{self, Calls, Saved, StopOnDrop, Which, hosted};
 use super::notice;
 use super::tools::{self, Tools};
 
@@ -153,20 +153,13 @@ impl Server {
         let tools = Arc::clone(&self.tools);
         let saved = Arc::clone(&self.saved);
         let work = blocking(move || {
-            let number = call.number;
-            let env = vec![lifecycle::mark(number)];
+            let env = vec![lifecycle::mark(call.number)];
             let stop = Some(Arc::clone(&call.stop));
+            // Ends what the call left, even when the call panics.
+            let call = EndLeftovers(Some(call));
             let ran = tools.bash(&args.command, args.timeout.unwrap_or(BASH_TIMEOUT), env, stop);
             saved.evict();
-            // What the command left running ends with the call, beside
-            // the reply rather than before it.
-            let ending = std::thread::Builder::new().name("capout-mcp-leftovers".into()).spawn(move || {
-                lifecycle::end(Which::Call(call.number), lifecycle::GRACE);
-                drop(call);
-            });
-            if ending.is_err() {
-                lifecycle::kill(Which::Call(number));
-            }
+            drop(call);
             ran
         });
         tokio::select! {
@@ -181,6 +174,24 @@ impl Server {
     }
 }
 
+/// Ends what a `bash` call left running once the call is over, beside
+/// the reply rather than before it.
+struct EndLeftovers(Option<lifecycle::CallGuard>);
+
+impl Drop for EndLeftovers {
+    fn drop(&mut self) {
+        let Some(call) = self.0.take() else { return };
+        let number = call.number;
+        let ending = std::thread::Builder::new().name("capout-mcp-leftovers".into()).spawn(move || {
+            lifecycle::end(Which::Call(call.number), lifecycle::GRACE);
+            drop(call);
+        });
+        if ending.is_err() {
+            lifecycle::kill(Which::Call(number));
+        }
+    }
+}
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
@@ -191,13 +202,17 @@ impl ServerHandler for Server {
 }
 
 /// Runs a tool on a blocking thread: its text, or its error as a tool
-/// error (never a protocol error: the model reads what went wrong).
+/// error (never a protocol error: the model reads what went wrong). A
+/// panic on that thread (a bug) is a tool error too, and the session goes
+/// on: the server is built with unwinding (the workspace's profiles).
 async fn blocking(
     call: impl FnOnce() -> Result<String, String> + Send + 'static,
 ) -> Result<CallToolResult, ErrorData> {
-    match tokio::task::spawn_blocking(call).await {
-        Ok(Ok(text)) => Ok(CallToolResult::success(vec![ContentBlock::text(text)])),
-        Ok(Err(text)) => Ok(CallToolResult::error(vec![ContentBlock::text(text)])),
-        Err(e) => Err(ErrorData::internal_error(notice::tool_failed(&e), None)),
-    }
+    let text = match tokio::task::spawn_blocking(call).await {
+        Ok(Ok(text)) => return Ok(CallToolResult::success(vec![ContentBlock::text(text)])),
+        Ok(Err(text)) => text,
+        Err(e) if e.is_panic() => hosted::panicked(&*e.into_panic()),
+        Err(e) => notice::tool_failed(&e),
+    };
+    Ok(CallToolResult::error(vec![ContentBlock::text(text)]))
 }

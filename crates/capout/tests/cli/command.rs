@@ -621,3 +621,57 @@ fn the_command_runs_in_a_session_of_its_own() {
     let mut lines = text.lines();
     assert_eq!(lines.next(), lines.next(), "{text:?}");
 }
+
+#[test]
+fn a_closed_stdout_ends_a_cap_with_nothing_more_to_write_on_an_endless_command() {
+    // `capout -n 1 -- yes | head -1` ends as `yes | head -1` does: capout
+    // closes the command's pipe, `yes` dies of SIGPIPE, and capout with it.
+    let dir = TempDir::new("closed-stdout-endless");
+    let cases: [(&[&str], usize); 6] = [
+        (&["-n", "1"], 2),
+        (&["-m", "1"], 2),
+        (&["--head-chars", "1"], 1),
+        (&["--head-lines", "1", "--tail-lines", "1"], 2),
+        (&["--head-chars", "1", "--tail-chars", "1"], 1),
+        (&["-c", "5"], 0),
+    ];
+    for (args, first) in cases {
+        let (mut child, mut stdout) = spawn(&[args, &["--", "yes"]].concat(), &dir.0);
+        let guard = watchdog(&child);
+        let mut got = vec![0; first];
+        stdout.read_exact(&mut got).unwrap();
+        assert_eq!(got, b"y\n".repeat(first)[..first], "{args:?}");
+        drop(stdout);
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(13), "{args:?}: {status:?}");
+        assert_eq!(read_all(&mut child.stderr.take().unwrap()), "", "{args:?}");
+        drop(guard);
+    }
+}
+
+#[test]
+fn binary_output_of_a_command_is_saved_and_its_line_names_the_file() {
+    // What a harness hook runs: profile bash (`--binary hide`) with a
+    // folder to save in.
+    let dir = TempDir::new("binary-saved");
+    let script = r"printf '\177ELF\2\1\1\0'; head -c 20000 /dev/zero; seq 100000";
+    let expected = Command::new("bash").args(["-c", script]).output().unwrap().stdout;
+    let saved = dir.path("saved");
+    fs::create_dir(&saved).unwrap();
+    let out =
+        capout(&["--profile", "bash", "--save-dir", saved.to_str().unwrap(), "--", "bash", "-c", script])
+            .output()
+            .unwrap();
+    let files: Vec<PathBuf> = fs::read_dir(&saved).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!(
+            "(binary output, {} bytes: not shown; full output: {})\n",
+            expected.len(),
+            files[0].display()
+        )
+    );
+    assert_eq!(fs::read(&files[0]).unwrap(), expected);
+    assert_eq!((out.status.code(), out.stderr.as_slice()), (Some(0), &b""[..]));
+}

@@ -487,3 +487,66 @@ fn save_to_dev_null_writes_to_the_device() {
     // Still the device, not a file in its place.
     assert!(std::os::unix::fs::FileTypeExt::is_char_device(&fs::metadata("/dev/null").unwrap().file_type()));
 }
+
+/// How long a run that should end at once may take before it is taken to
+/// hang: far above what a loaded machine needs.
+const HANG: Duration = Duration::from_secs(20);
+
+/// Waits for `child` for at most [`HANG`], then kills it: a status of
+/// SIGKILL says that it did not end by itself.
+fn wait_or_kill(child: &mut std::process::Child) -> std::process::ExitStatus {
+    let start = std::time::Instant::now();
+    while start.elapsed() < HANG {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    child.wait().unwrap()
+}
+
+/// `yes | capout ARGS`: reads the first `first` bytes of capout's stdout,
+/// closes it as `head` does, and says how capout ended, with its stderr.
+fn endless_input_with_stdout_closed_after(args: &[&str], first: usize) -> (std::process::ExitStatus, String) {
+    let mut yes = Command::new("yes").stdout(Stdio::piped()).spawn().expect("yes runs");
+    let mut child = capout(args)
+        .stdin(yes.stdout.take().unwrap())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut got = vec![0; first];
+    stdout.read_exact(&mut got).unwrap();
+    assert_eq!(got, b"y\n".repeat(first)[..first], "{args:?}");
+    drop(stdout);
+    let status = wait_or_kill(&mut child);
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    // `yes` meets the pipe that capout closed on its way out.
+    let _ = yes.kill();
+    let _ = yes.wait();
+    (status, stderr)
+}
+
+#[test]
+fn a_closed_stdout_ends_a_cap_with_nothing_more_to_write() {
+    use std::os::unix::process::ExitStatusExt;
+    // As `yes | head -1` ends: a head cap past its limit reads on only
+    // for its totals, a pair between its head and its tail writes nothing,
+    // and a tail cap writes only at the end.
+    let cases: [(&[&str], usize); 7] = [
+        (&["-n", "1"], 2),
+        (&["-m", "1"], 2),
+        (&["--head-chars", "1"], 1),
+        (&["--head-lines", "1", "--tail-lines", "1"], 2),
+        (&["--head-chars", "1", "--tail-chars", "1"], 1),
+        (&["-c", "5"], 0),
+        (&["--json", "-n", "1"], 0),
+    ];
+    for (args, first) in cases {
+        let (status, stderr) = endless_input_with_stdout_closed_after(args, first);
+        assert_eq!((status.code(), status.signal(), stderr.as_str()), (Some(0), None, ""), "{args:?}");
+    }
+}

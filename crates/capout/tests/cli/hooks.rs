@@ -36,8 +36,10 @@ fn init_claude_code_sets_the_prefix_and_uninstall_gives_the_file_back() {
     assert_eq!(
         std::fs::read_to_string(&settings).unwrap(),
         format!(
-            "{{\n  \"theme\": \"dark\",\n  \"env\": {{\n    \"CLAUDE_CODE_SHELL_PREFIX\": \"{}\"\n  }}\n}}\n",
-            link.display()
+            "{{\"theme\":\"dark\",\"env\": {{\"CLAUDE_CODE_SHELL_PREFIX\": \"{}\"}},\"hooks\": {{\"PreToolUse\": \
+             [{{\"matcher\": \"Bash\", \"hooks\": [{{\"type\": \"command\", \"command\": \"{} hook claude-code\"}}]}}]}}}}",
+            link.display(),
+            env!("CARGO_BIN_EXE_capout")
         )
     );
     assert_eq!(std::fs::read_link(&link).unwrap(), Path::new(env!("CARGO_BIN_EXE_capout")));
@@ -143,7 +145,7 @@ fn init_gemini_adds_the_hook_policy_and_link_and_uninstall_gives_all_back() {
     let policy = std::fs::read_to_string(home.path().join(".gemini/policies/capout.toml")).unwrap();
     assert!(policy.contains(&format!("commandPrefix = [\"bash -c {0} -c\", \"{0} -c\"]\n", link.display())));
     let again = init_gemini(home.path(), &[]);
-    assert_eq!(String::from_utf8(again.stdout).unwrap().matches(": unchanged\n").count(), 2);
+    assert_eq!(String::from_utf8(again.stdout).unwrap().matches(": unchanged\n").count(), 3);
     let out = init_gemini(home.path(), &["--uninstall"]);
     assert!(out.status.success());
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), before);
@@ -158,7 +160,11 @@ fn init_gemini_refuses_a_home_with_a_space() {
     std::fs::create_dir(&spaced).unwrap();
     let out = init_gemini(&spaced, &[]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8(out.stderr).unwrap().contains("holds a space or a quote"));
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("holds a space, which a shell command made of it would have to quote")
+    );
     assert!(!spaced.join(".gemini").exists());
 }
 
@@ -254,4 +260,158 @@ fn the_prefix_keeps_a_profile_bash_that_the_config_file_replaces() {
         )),
         "{notice}"
     );
+}
+
+/// `capout hook gemini` on the event of a shell call of `command`, in
+/// `home` (`GEMINI_CLI_HOME`, when given, points elsewhere).
+fn hook_gemini(home: &Path, gemini_home: Option<&Path>, command: &str) -> std::process::Output {
+    let mut cmd = capout_std();
+    cmd.args(["hook", "gemini"])
+        .env("HOME", home)
+        .env("TMPDIR", home.join("tmp"))
+        .env_remove("GEMINI_CLI_HOME")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    if let Some(dir) = gemini_home {
+        cmd.env("GEMINI_CLI_HOME", dir);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let event = serde_json::json!({
+        "hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "tool_input": {"command": command},
+    });
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), event.to_string().as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn hook_gemini_leaves_the_call_alone_where_init_never_ran() {
+    let home = home();
+    let out = hook_gemini(home.path(), None, "echo hello");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "capout: hook: gemini: left alone: {}/.gemini/capout-gemini/bash cannot be run: No such file or directory (os error 2); `capout init gemini` makes the link\n",
+            home.path().display()
+        )
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn hook_gemini_leaves_the_call_alone_when_the_link_is_not_capout() {
+    let home = home();
+    let link = home.path().join(".gemini/capout-gemini/bash");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink("/bin/sh", &link).unwrap();
+    let out = hook_gemini(home.path(), None, "echo hello");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "capout: hook: gemini: left alone: {} is not this capout (another program, or a capout that replaced it); `capout init gemini` makes the link\n",
+            link.display()
+        )
+    );
+}
+
+#[test]
+fn hook_gemini_never_puts_a_hostile_gemini_cli_home_in_a_command() {
+    let home = home();
+    // The link is there, as `init gemini` once made it for such a home.
+    let hostile = home.path().join("g;uname;");
+    let link = hostile.join(".gemini/capout-gemini/bash");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_capout"), &link).unwrap();
+    let out = hook_gemini(home.path(), Some(&hostile), "echo hello");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "capout: hook: gemini: left alone: the link's path '{}' would need quotes in the command, which Gemini CLI's policy engine does not see through\n",
+            link.display()
+        )
+    );
+}
+
+/// Runs `capout hook claude-code` on a `PreToolUse` event of `command`
+/// in session `session`, as Claude Code does before the call.
+fn hook_claude_code(home: &Path, session: &str, command: &str, timeout_ms: u64) -> std::process::Output {
+    let mut child = capout_std()
+        .args(["hook", "claude-code"])
+        .env("HOME", home)
+        .env("TMPDIR", home.join("tmp"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let event = serde_json::json!({
+        "session_id": session, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": command, "timeout": timeout_ms, "description": "d"}, "tool_use_id": "toolu_1",
+    });
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), event.to_string().as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Starts Claude Code's script for `command` through the prefix, as
+/// Claude Code starts it: the leader of a process group of its own, its
+/// output into a file, `out`.
+fn start_prefix(home: &Path, session: &str, command: &str, out: &Path) -> std::process::Child {
+    use std::os::unix::process::CommandExt;
+    let quoted = format!("'{}'", command.replace('\'', "'\"'\"'"));
+    let script = format!("true && eval {quoted} < /dev/null && pwd -P >| {}", home.join("cwd").display());
+    std::process::Command::new(home.join(".claude/capout-claude-code"))
+        .arg(&script)
+        .current_dir(home)
+        .env("HOME", home)
+        .env("TMPDIR", home.join("tmp"))
+        .env("SHELL", "/bin/bash")
+        .env("CLAUDE_CODE_SESSION_ID", session)
+        .env_remove("CAPOUT_OPTS")
+        .env_remove("CAPOUT_CONFIG")
+        .process_group(0)
+        .stdout(std::fs::File::create(out).unwrap())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn claude_codes_timeout_shows_the_output_so_far_before_it_and_the_command_goes_on() {
+    let home = home();
+    init(home.path(), &[]);
+    let command = "echo start; while [ ! -e go ]; do sleep 0.05; done; echo end";
+    let hooked = hook_claude_code(home.path(), "s-1", command, 2000);
+    assert_eq!((hooked.status.code(), &hooked.stdout[..], &hooked.stderr[..]), (Some(0), &b""[..], &b""[..]));
+    let out = home.path().join("out");
+    let mut child = start_prefix(home.path(), "s-1", command, &out);
+    // Claude Code reads the file when its timeout expires, 2 s after the
+    // start: by then the output so far is there.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !std::fs::read_to_string(&out).unwrap().contains("still running") {
+        assert!(std::time::Instant::now() < deadline, "{:?}", std::fs::read_to_string(&out));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::fs::write(home.path().join("go"), "").unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "start\n... (still running after 1.5s: the output so far)\nstart\nend\n"
+    );
+}
+
+#[test]
+fn a_command_that_ends_before_claude_codes_timeout_shows_its_output_once() {
+    let home = home();
+    init(home.path(), &[]);
+    hook_claude_code(home.path(), "s-2", "seq 3", 1000);
+    let out = home.path().join("out");
+    assert_eq!(start_prefix(home.path(), "s-2", "seq 3", &out).wait().unwrap().code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "1\n2\n3\n");
+    // The hook's note was taken: none is left for a later call.
+    let saved = home.path().join("tmp").join(format!("capout-{}", rustix_uid()));
+    let left: Vec<_> = std::fs::read_dir(&saved).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert!(left.is_empty(), "{left:?}");
 }

@@ -10,6 +10,7 @@ mod gnu;
 mod harness;
 mod hooks;
 mod hooks_codex;
+mod init;
 mod json_items;
 mod keep;
 mod limits;
@@ -23,6 +24,5 @@ mod render_cli;
 mod seek;
 mod signals;
 mod token_caps;
-mod tokens;
 #[cfg(all(target_os = "linux", feature = "exact-tokens"))]
 mod vocab_pages;

@@ -187,7 +187,7 @@ fn binary_hide_replaces_binary_input_with_one_line() {
     let (status, stdout, stderr) = run(&["-n", "3", "--binary", "hide"], &binary_input());
     assert_eq!(
         (status, stdout.as_str(), stderr.as_str()),
-        (Some(0), "(binary input, 10000 bytes: not shown)\n", "")
+        (Some(0), "(binary output, 10000 bytes: not shown)\n", "")
     );
     // Text passes, and so does binary input by default, as head passes it.
     assert_eq!(
@@ -204,15 +204,37 @@ fn binary_hide_replaces_binary_input_with_one_line() {
 }
 
 #[test]
+fn binary_hide_with_a_save_keeps_the_file_and_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["-n", "3", "--binary", "hide", "--save-dir", dir.path().to_str().unwrap()];
+    let (status, stdout, stderr) = run(&args, &binary_input());
+    let files: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    assert_eq!(
+        (status, stdout, stderr.as_str()),
+        (
+            Some(0),
+            format!("(binary output, 10000 bytes: not shown; full output: {})\n", files[0].display()),
+            ""
+        )
+    );
+    assert_eq!(std::fs::read(&files[0]).unwrap(), binary_input());
+    let file = dir.path().join("whole.bin");
+    let (_, stdout, _) = run(&["--binary", "hide", "--save", file.to_str().unwrap()], &binary_input());
+    assert_eq!(stdout, format!("(binary output, 10000 bytes: not shown; full output: {})\n", file.display()));
+    assert_eq!(std::fs::read(&file).unwrap(), binary_input());
+}
+
+#[test]
 fn the_read_and_bash_profiles_hide_binary_input() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("prog");
     std::fs::write(&file, binary_input()).unwrap();
     let file = file.to_str().unwrap();
     let (status, stdout, _) = run(&["--profile", "read", "--input", file], b"");
-    assert_eq!((status, stdout.as_str()), (Some(0), "(binary input, 10000 bytes: not shown)\n"));
+    assert_eq!((status, stdout.as_str()), (Some(0), "(binary output, 10000 bytes: not shown)\n"));
     let (status, stdout, _) = run(&["--profile", "bash", "--", "cat", file], b"");
-    assert_eq!((status, stdout.as_str()), (Some(0), "(binary input, 10000 bytes: not shown)\n"));
+    assert_eq!((status, stdout.as_str()), (Some(0), "(binary output, 10000 bytes: not shown)\n"));
     // --binary show turns a profile's default off.
     let (_, stdout, _) =
         run(&["--profile", "bash", "--binary", "show", "--tail-chars", "3", "--", "cat", file], b"");
@@ -437,4 +459,43 @@ fn the_documentation_cites_no_document_outside_the_repository() {
     let man = include_str!("../../../../man/capout.1");
     assert!(!man.contains("The README says"), "the man page defers to the README");
     assert!(man.contains("(chars, bytes, lines, matches or tokens)"));
+}
+
+#[test]
+fn help_works_on_every_subcommand_and_names_them() {
+    for (args, first) in [
+        (&["init", "--help"][..], "Write capout into an agent harness's own configuration"),
+        (&["init", "codex", "--help"], "Write capout into an agent harness's own configuration"),
+        (&["hook", "--help"], "Bound a harness's shell call"),
+        (&["hook", "-h"], "Bound a harness's shell call"),
+        (&["hook", "claude-code", "--help"], "Bound a harness's shell call"),
+    ] {
+        let (status, stdout, stderr) = run(args, b"");
+        assert_eq!((status, stderr.as_str()), (Some(0), ""), "{args:?}");
+        assert!(stdout.starts_with(first), "{args:?}: {stdout}");
+        for harness in ["claude-code", "codex", "gemini", "opencode"] {
+            assert!(stdout.contains(harness), "{args:?} does not name {harness}: {stdout}");
+        }
+    }
+    let (status, help, _) = run(&["--help"], b"");
+    assert_eq!(status, Some(0));
+    for command in ["capout init HARNESS", "capout hook HARNESS", "capout --man", "capout --list-profiles"] {
+        assert!(help.contains(command), "capout --help does not name {command}:\n{help}");
+    }
+}
+
+#[test]
+fn a_hook_with_a_wrong_harness_leaves_the_call_alone_and_says_why() {
+    for (args, why) in [
+        (&["hook"][..], "capout: hook: name a harness: claude-code, codex, gemini, opencode\n"),
+        (
+            &["hook", "vim"],
+            "capout: hook: unknown harness 'vim' (known: claude-code, codex, gemini, opencode)\n",
+        ),
+    ] {
+        assert_eq!(run(args, b"{}"), (Some(0), String::new(), why.to_owned()), "{args:?}");
+    }
+    let (status, stdout, stderr) = run(&["init", "vim"], b"");
+    assert_eq!((status, stdout.as_str()), (Some(2), ""));
+    assert!(stderr.contains("invalid value 'vim'") && stderr.contains("codex"), "{stderr}");
 }

@@ -174,3 +174,68 @@ fn a_build_without_exact_tokenizers_says_so() {
         );
     }
 }
+
+/// The exact tokenizers from the command line.
+#[cfg(feature = "exact-tokens")]
+mod exact {
+    use capout_core::tokens::{self, Exact};
+
+    #[test]
+    fn exact_caps_from_the_command_line() {
+        // capout's stdout for `args` on one short line.
+        let run = |args: &[&str]| {
+            crate::common::capout()
+                .args(args)
+                .write_stdin("hello world foo bar baz\n")
+                .assert()
+                .success()
+                .get_output()
+                .stdout
+                .clone()
+        };
+        for name in ["o200k", "cl100k"] {
+            let out = run(&["--tail-tokens", "3", "--tokenizer", name, "--json"]);
+            let object: serde_json::Value = serde_json::from_slice(&out).expect("one JSON object");
+            assert_eq!(object["output"], " bar baz\n");
+            assert_eq!(object["notice"], "... (truncated, showing last 3 tokens)");
+            assert_eq!((&object["tokenizer"], &object["total_tokens"]), (&name.into(), &6.into()));
+            let out = run(&["--head-tokens", "2", "--tail-tokens", "2", "--tokenizer", name]);
+            assert_eq!(
+                String::from_utf8_lossy(&out),
+                "hello wor\n... (truncated, omitted 2 tokens) ...\n baz\n"
+            );
+        }
+    }
+
+    /// The exact total of `--json` is counted in stretches, so that memory
+    /// stays bounded: it must be the count of the whole input at once.
+    #[test]
+    fn the_exact_total_of_a_long_input_is_its_whole_count() {
+        let mut input = String::new();
+        let mut i = 0u64;
+        while input.len() < 700_000 {
+            i += 1;
+            let word =
+                ["error", "ok", "Build", "42", "  indented", "naïve", "中文", "{\"k\": 1}"][(i % 8) as usize];
+            input.push_str(word);
+            input.push_str(" line ");
+            input.push_str(&i.to_string());
+            input.push_str(" of the log\n");
+            if i.is_multiple_of(5) {
+                input.push_str("\n  \n");
+            }
+        }
+        for (name, exact) in [("o200k", Exact::O200k), ("cl100k", Exact::Cl100k)] {
+            let out = crate::common::capout()
+                .args(["--tail-tokens", "10", "--tokenizer", name, "--json"])
+                .write_stdin(input.clone())
+                .assert()
+                .success()
+                .get_output()
+                .stdout
+                .clone();
+            let object: serde_json::Value = serde_json::from_slice(&out).expect("one JSON object");
+            assert_eq!(object["total_tokens"], tokens::count_exact(exact, input.as_bytes()), "{name}");
+        }
+    }
+}

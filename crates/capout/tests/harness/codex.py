@@ -36,7 +36,7 @@ RULES = 'prefix_rule(pattern=["rm"], decision="forbidden")\nprefix_rule(pattern=
 
 def env(home):
     """The home's environment, with Codex's folder in it."""
-    return {**home.env(), "CODEX_HOME": os.path.join(home.dir, ".codex"), "OPENAI_API_KEY": "sk-test"}
+    return {**H.on_path(home.env()), "CODEX_HOME": os.path.join(home.dir, ".codex"), "OPENAI_API_KEY": "sk-test"}
 
 
 def codex(home, calls, extra=()):
@@ -159,7 +159,8 @@ def cases(harness):
     # sandbox, on the command the model wrote.
     for h in (plain, wrapped):
         name = "codex" if h is plain else "codex + capout"
-        for cmd in ("rm -f victim", "rm victim"):
+        # `r''m` is `rm` to the shell, and to Codex's own refusal of rm -f.
+        for cmd in ("rm -f victim", "rm victim", "r''m -f victim"):
             open(os.path.join(h.proj, "victim"), "w").close()
             r = codex(h, [shell(cmd)])
             check(f"{name}: a deny rule for rm still stops {cmd}",
@@ -224,3 +225,35 @@ def cases(harness):
           p.stdout + p.stderr)
     for h in (plain, wrapped):
         subprocess.run(["rm", "-rf", h.dir])
+    project_cases()
+
+
+def project_cases():
+    """`capout init codex --project --mcp` with capout on PATH, in a project
+    the user trusts: the project's files name `capout` alone, and Codex runs
+    its shell calls and the MCP server through it."""
+    CAPOUT, check = H.CAPOUT, H.check
+    team = H.Home()
+    os.makedirs(os.path.join(team.dir, ".codex"))
+    config = os.path.join(team.dir, ".codex", "config.toml")
+    with open(config, "w") as f:
+        f.write(CONFIG.format(url=H.URL) + f'\n[projects."{os.path.realpath(team.proj)}"]\ntrust_level = "trusted"\n')
+    before = open(config).read()
+    p = subprocess.run([CAPOUT, "init", "codex", "--project", "--mcp"], cwd=team.proj, env=env(team),
+                       capture_output=True, text=True, timeout=60)
+    check("codex: init --project --mcp succeeds and names no path of this machine in the project",
+          p.returncode == 0 and not H.machine_paths(team.proj, team) and open(config).read() == before
+          and "open /hooks in Codex" in p.stdout, p.stdout + p.stderr + repr(H.machine_paths(team.proj, team)))
+    seq = "".join(f"{i}\n" for i in range(1, 100001))
+    r = codex(team, [shell("seq 100000")])
+    check("codex --project: seq 100000 gives capout's tail and notice",
+          bool(r) and output(r[0]).startswith(seq[-5000:] + "... (truncated, showing last 5000 chars; full output: "),
+          repr((r[0] if r else "")[-300:]))
+    b = codex(team, [("mcp__capout.bash", {"command": "echo mcp-ok"})],
+              ["-c", "mcp_servers.capout.default_tools_approval_mode=\"approve\""])
+    check("codex --project: the project's config.toml starts capout's server from PATH", len(b) == 1 and b[0].endswith("mcp-ok\n"), f"{b!r}")
+    p = subprocess.run([CAPOUT, "init", "codex", "--project", "--mcp", "--uninstall"], cwd=team.proj, env=env(team),
+                       capture_output=True, text=True, timeout=60)
+    check("codex: init --project --uninstall gives the project back as it was",
+          p.returncode == 0 and H.tree(team.proj) == ["sub"] and open(config).read() == before, p.stdout + p.stderr + repr(H.tree(team.proj)))
+    subprocess.run(["rm", "-rf", team.dir])

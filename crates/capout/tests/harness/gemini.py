@@ -5,6 +5,7 @@ with the same harness without capout."""
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import time
@@ -16,16 +17,15 @@ SETTINGS = ('{\n  // the user\'s own\n  "security": {"auth": {"selectedType": "g
             '  "privacy": {"usageStatisticsEnabled": false},\n  "telemetry": {"enabled": false},\n'
             '  "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},\n'
             '  "tools": {"shell": {"inactivityTimeout": 2}}\n}\n')
-# Gemini CLI reads comments in settings.json; capout's JSON merge does not
-# keep them, so the user's file here has none. Its keys are the current
-# ones: Gemini CLI rewrites a file with older ones at its start.
-SETTINGS = re.sub(r"\n  //[^\n]*", "", SETTINGS)
+# Gemini CLI reads comments in settings.json, and capout keeps them. Its
+# keys are the current ones: Gemini CLI rewrites a file with older ones at
+# its start.
 RULES = ('[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "rm"\ndecision = "deny"\npriority = 500\n\n'
          '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = ["git status", "printf ok"]\ndecision = "allow"\npriority = 500\n')
 
 
 def env(home):
-    e = home.env()
+    e = HARNESS.on_path(home.env())
     e.update({"GEMINI_API_KEY": "sk-test", "GOOGLE_GEMINI_BASE_URL": URL, "GEMINI_TELEMETRY_ENABLED": "false",
               "GEMINI_CLI_NO_RELAUNCH": "true"})
     return e
@@ -78,7 +78,7 @@ def cases():
     p = subprocess.run([CAPOUT, "init", "gemini", "--mcp"], cwd=wrapped.proj, env=env(wrapped), capture_output=True, text=True)
     check("gemini: init --mcp succeeds", p.returncode == 0, p.stdout + p.stderr)
     again = subprocess.run([CAPOUT, "init", "gemini", "--mcp"], cwd=wrapped.proj, env=env(wrapped), capture_output=True, text=True)
-    check("gemini: init is idempotent", again.returncode == 0 and again.stdout.count("unchanged") == 2, again.stdout + again.stderr)
+    check("gemini: init is idempotent", again.returncode == 0 and again.stdout.count("unchanged") == 3, again.stdout + again.stderr)
     dry = subprocess.run([CAPOUT, "init", "gemini", "--mcp", "--uninstall", "--dry-run"], cwd=wrapped.proj, env=env(wrapped),
                          capture_output=True, text=True)
     check("gemini: init --uninstall --dry-run prints a diff", re.search(r"(?m)^-.*capout-gemini/bash hook gemini", dry.stdout) is not None and "-[[rule]]" in dry.stdout, dry.stdout)
@@ -171,6 +171,8 @@ def cases():
     b = gemini(wrapped, [("mcp_capout_bash", {"command": "echo mcp-ok"})])
     check("gemini: init --mcp gives the model capout's MCP bash tool", len(b) == 1 and "mcp-ok" in b[0], f"{b!r}")
 
+    hostile_home()
+
     p = subprocess.run([CAPOUT, "init", "gemini", "--mcp", "--uninstall"], cwd=wrapped.proj, env=env(wrapped), capture_output=True, text=True)
     check("gemini: init --uninstall gives settings.json back byte for byte and removes the rest",
           p.returncode == 0 and open(settings).read() == before
@@ -179,6 +181,70 @@ def cases():
           p.stdout + p.stderr)
     for h in (plain, wrapped):
         shutil.rmtree(h.dir, ignore_errors=True)
+    project_cases()
+
+
+def project_cases():
+    """`capout init gemini --project` with capout on PATH: the project's
+    settings name `capout` alone, the link and the policy are the user's,
+    and Gemini CLI runs the project's shell calls through capout."""
+    team = Home()
+    os.makedirs(os.path.join(team.dir, ".gemini"))
+    user = os.path.join(team.dir, ".gemini", "settings.json")
+    with open(user, "w") as f:
+        f.write(SETTINGS)
+    p = subprocess.run([CAPOUT, "init", "gemini", "--project", "--mcp"], cwd=team.proj, env=env(team), capture_output=True, text=True)
+    check("gemini: init --project --mcp succeeds and names no path of this machine in the project",
+          p.returncode == 0 and not HARNESS.machine_paths(team.proj, team) and open(user).read() == SETTINGS,
+          p.stdout + p.stderr + repr(HARNESS.machine_paths(team.proj, team)))
+    r = gemini(team, [shell("seq 100000")])
+    check("gemini --project: seq 100000 gives capout's tail and notice",
+          bool(r) and "... (truncated, showing last 5000 chars; full output: " in body(r[0]), repr((r[0] if r else "")[-300:]))
+    b = gemini(team, [("mcp_capout_bash", {"command": "echo mcp-ok"})])
+    check("gemini --project: the project's settings start capout's server from PATH", len(b) == 1 and "mcp-ok" in b[0], f"{b!r}")
+    p = subprocess.run([CAPOUT, "init", "gemini", "--project", "--mcp", "--uninstall"], cwd=team.proj, env=env(team),
+                       capture_output=True, text=True)
+    check("gemini: init --project --uninstall takes out the project's hook, the link and the policy",
+          p.returncode == 0 and not os.path.exists(os.path.join(team.proj, ".gemini", "settings.json"))
+          and not os.path.exists(os.path.join(team.dir, ".gemini", "capout-gemini"))
+          and not os.path.exists(os.path.join(team.dir, ".gemini", "policies", "capout.toml")),
+          p.stdout + p.stderr)
+    shutil.rmtree(team.dir, ignore_errors=True)
+
+
+def hostile_home():
+    """A GEMINI_CLI_HOME whose path would run `uname` if a rewrite held it
+    as it is, set up as `capout init gemini` once did for such a home: the
+    hook leaves the call alone, and `uname` (one that leaves a mark) never
+    runs."""
+    h = Home()
+    gemini_home = os.path.join(h.dir, "g;uname;")
+    dot = os.path.join(gemini_home, ".gemini")
+    link = os.path.join(dot, "capout-gemini", "bash")
+    os.makedirs(os.path.dirname(link))
+    os.makedirs(os.path.join(dot, "policies"))
+    os.symlink(CAPOUT, link)
+    settings = json.loads(SETTINGS)
+    settings["hooks"] = {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [
+        {"name": "capout", "type": "command", "command": f"{shlex.quote(CAPOUT)} hook gemini", "timeout": 10000}]}]}
+    with open(os.path.join(dot, "settings.json"), "w") as f:
+        json.dump(settings, f)
+    with open(os.path.join(dot, "policies", "capout.toml"), "w") as f:
+        f.write('[[rule]]\ntoolName = "run_shell_command"\n'
+                f'commandPrefix = ["bash -c {link} -c", "{link} -c"]\ndecision = "allow"\npriority = 999\n')
+    bin_dir = os.path.join(h.dir, "bin")
+    mark = os.path.join(h.dir, "uname-ran")
+    os.makedirs(bin_dir)
+    with open(os.path.join(bin_dir, "uname"), "w") as f:
+        f.write(f"#!/bin/sh\ntouch '{mark}'\necho Linux\n")
+    os.chmod(os.path.join(bin_dir, "uname"), 0o755)
+    old_env = h.env
+    h.env = lambda: {**old_env(), "GEMINI_CLI_HOME": gemini_home, "PATH": bin_dir + ":" + os.environ["PATH"]}
+    r = gemini(h, [shell("echo hello")])
+    print(f"     echo hello with GEMINI_CLI_HOME=.../g;uname;: {r!r}")
+    check("gemini: a GEMINI_CLI_HOME of .../g;uname; never runs uname, and the call runs as without capout",
+          not os.path.exists(mark) and len(r) == 1 and body(r[0]) == "hello" and not r[0].endswith(NOTE), f"{r!r}")
+    shutil.rmtree(h.dir, ignore_errors=True)
 
 
 def main(harness):

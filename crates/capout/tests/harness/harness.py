@@ -52,11 +52,45 @@ class Home:
                               capture_output=True, text=True, timeout=60)
 
 
+def on_path(env):
+    """`env` with capout's folder first on PATH, as a user who installed
+    capout has it: what `capout init --project` writes relies on it."""
+    return {**env, "PATH": os.path.dirname(CAPOUT) + ":" + env["PATH"]}
+
+
+def machine_paths(proj, home, skip=()):
+    """The files of `proj` (but `skip`) that name a path of this machine:
+    the home, or capout's own folder; and those that are links."""
+    found = []
+    for root, _, files in os.walk(proj):
+        for name in files:
+            path = os.path.join(root, name)
+            rel = os.path.relpath(path, proj)
+            if rel in skip:
+                continue
+            if os.path.islink(path):
+                found.append(f"{rel} is a link")
+                continue
+            text = open(path, errors="replace").read()
+            for machine in (home.dir, os.path.dirname(CAPOUT)):
+                if machine in text:
+                    found.append(f"{rel} names {machine}")
+    return found
+
+
+def tree(path):
+    """Every file and folder under `path`, relative, sorted."""
+    out = []
+    for root, dirs, files in os.walk(path):
+        out += [os.path.relpath(os.path.join(root, n), path) for n in dirs + files]
+    return sorted(out)
+
+
 def claude(home, calls, extra=()):
     """Runs Claude Code headless on `calls`; the tool results it sent back."""
     SCRIPT.reset(calls)
     p = subprocess.run([CLAUDE, "-p", "go", "--output-format", "json", *extra], cwd=home.proj,
-                       env=home.env(), capture_output=True, text=True, timeout=300)
+                       env=on_path(home.env()), capture_output=True, text=True, timeout=300)
     results = []
     with SCRIPT.lock:
         last = SCRIPT.requests[-1]["body"] if SCRIPT.requests else {}
@@ -230,6 +264,8 @@ def claude_cases():
         check(f"claude-code{'' if h is plain else ' + capout'}: its timeout moves sleep to the background, and nothing outlives it",
               len(r) == 1 and r[0].startswith(moved) and not left, f"{left!r} {r!r}")
 
+    timeout_shows_the_output_so_far(plain, wrapped, allow)
+
     for n, h in enumerate((plain, wrapped)):
         marker = os.path.join(h.proj, "interrupt-marker")
         SCRIPT.reset([bash(waits(h.proj, marker, f"8.1{n}"))])
@@ -249,6 +285,92 @@ def claude_cases():
           p.stdout + p.stderr + after)
     for h in (plain, wrapped):
         shutil.rmtree(h.dir, ignore_errors=True)
+    claude_project_cases()
+
+
+def claude_project_cases():
+    """`capout init claude-code --project --mcp` with capout on PATH: the
+    files a team commits name no path of this machine, and Claude Code
+    runs the project's shell calls and MCP server through capout."""
+    team = Home()
+    os.makedirs(os.path.join(team.dir, ".claude"))
+    user = os.path.join(team.dir, ".claude", "settings.json")
+    with open(user, "w") as f:
+        f.write('{"theme": "dark"}\n')
+    p = subprocess.run([CAPOUT, "init", "claude-code", "--project", "--mcp"], cwd=team.proj, env=on_path(team.env()),
+                       capture_output=True, text=True, timeout=60)
+    local = (os.path.join(".claude", "settings.local.json"), os.path.join(".claude", "capout-claude-code"))
+    check("claude-code: init --project --mcp succeeds and names no path of this machine in the shared files",
+          p.returncode == 0 and not machine_paths(team.proj, team, skip=local)
+          and os.path.exists(os.path.join(team.proj, ".mcp.json")), p.stdout + p.stderr + repr(machine_paths(team.proj, team, skip=local)))
+    allow = ["--allowedTools", "Bash"]
+    r = claude(team, [bash("seq 100000")], allow)
+    check("claude-code --project: seq 100000 gives capout's tail and notice",
+          bool(r) and r[0].endswith(")") and "... (truncated, showing last 5000 chars; full output: " in r[0], repr((r[0] if r else "")[-300:]))
+    b = claude(team, [("mcp__capout__bash", {"command": "echo mcp-ok"})], ["--allowedTools", "mcp__capout__bash"])
+    check("claude-code --project: the project's .mcp.json starts capout's server from PATH", b in (["mcp-ok\n"], ["mcp-ok"]), f"{b!r}")
+    p = subprocess.run([CAPOUT, "init", "claude-code", "--project", "--mcp", "--uninstall"], cwd=team.proj,
+                       env=on_path(team.env()), capture_output=True, text=True, timeout=60)
+    check("claude-code: init --project --uninstall gives the project back as it was and leaves the user's settings",
+          p.returncode == 0 and tree(team.proj) == ["sub"] and open(user).read() == '{"theme": "dark"}\n',
+          p.stdout + p.stderr + repr(tree(team.proj)))
+    shutil.rmtree(team.dir, ignore_errors=True)
+
+
+def timeout_shows_the_output_so_far(plain, wrapped, allow):
+    """Claude Code's own timeout (3 s here) shows the model what the command
+    wrote so far, with capout as without it: Claude Code reads the output
+    when the timeout expires, and capout (told the timeout by its hook)
+    writes what its cap keeps just before, then lets the command go on.
+    Claude Code moves it to the background (its default) or ends it (with
+    background tasks off); either way the model sees the output so far."""
+    moved = "Command did not complete within its 3s timeout and was moved to the background"
+    so_far = "... (still running after 2.5s: the output so far)"
+    off = {"CLAUDE_CODE_DISABLE_BACKGROUND_TASKS": "1"}
+    cases = [
+        ("moved to the background", {}, "echo start; echo more; sleep 8.71; echo late",
+         lambda r: r.startswith("start\nmore\n" + moved),
+         lambda r: r.startswith(f"start\nmore\n{so_far}\n{moved}")),
+        ("ended", off, "echo start; echo more; sleep 8.72; echo late",
+         lambda r: r == "Exit code 143\nCommand timed out after 3s\nstart\nmore",
+         lambda r: r == f"Exit code 143\nCommand timed out after 3s\nstart\nmore\n{so_far}"),
+    ]
+    for name, env, command, plain_ok, wrapped_ok in cases:
+        seen = {}
+        for h, ok in ((plain, plain_ok), (wrapped, wrapped_ok)):
+            home_env = h.env
+            h.env = lambda home_env=home_env: {**home_env(), **env}
+            try:
+                r = claude(h, [bash(command, timeout=3000)], allow)
+            finally:
+                h.env = home_env
+            seen[h is wrapped] = r[0] if r else None
+            left = ""
+            for _ in range(100):
+                left = subprocess.run(["pgrep", "-f", command.split("; ")[2]], capture_output=True, text=True).stdout.strip()
+                if not left:
+                    break
+                time.sleep(0.1)
+            check(f"claude-code{' + capout' if h is wrapped else ''}: its timeout ({name}) shows the output so far, and nothing outlives it",
+                  len(r) == 1 and ok(r[0]) and not left, f"{left!r} {r!r}")
+        print(f"     timeout, {name}, without capout: {seen.get(False)!r}")
+        print(f"     timeout, {name}, with capout:    {seen.get(True)!r}")
+    # A long output: the tail that the cap keeps so far, and where the
+    # whole of it goes.
+    h = wrapped
+    home_env = h.env
+    h.env = lambda: {**home_env(), **off}
+    try:
+        r = claude(h, [bash("seq 100000; sleep 8.73", timeout=3000)], allow)
+    finally:
+        h.env = home_env
+    tail = "".join(f"{i}\n" for i in range(1, 100001))[-5000:]
+    m = re.fullmatch(r"(?s)Exit code 143\nCommand timed out after 3s\n(.*)\n\.\.\. \(truncated, showing last 5000 chars\)\n"
+                     r"\.\.\. \(still running after 2\.5s: the output so far; full output: (\S+)\)", r[0] if r else "")
+    saved = m and open(m.group(2)).read()
+    check("claude-code + capout: its timeout on a long output shows the tail so far and names the full output",
+          bool(m) and (m.group(1) + "\n").lstrip("\n") == tail.lstrip("\n") and saved == "".join(f"{i}\n" for i in range(1, 100001)),
+          repr((r[0] if r else "")[-400:]))
 
 
 def main():

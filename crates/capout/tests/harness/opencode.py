@@ -20,7 +20,7 @@ def run_cases(h):
     print("# opencode")
 
     def env(home):
-        e = home.env()
+        e = h.on_path(home.env())
         e.update({
             "XDG_CONFIG_HOME": os.path.join(home.dir, ".config"),
             "XDG_DATA_HOME": os.path.join(home.dir, ".local", "share"),
@@ -79,7 +79,7 @@ def run_cases(h):
             again.stdout + again.stderr)
     dry = init(wrapped, "--mcp", "--uninstall", "--dry-run")
     h.check("opencode: init --uninstall --dry-run prints a diff and writes nothing",
-            "-// capout: written by `capout init opencode`" in dry.stdout and '-    "capout": {' in dry.stdout
+            "-// capout: written by `capout init opencode`" in dry.stdout and re.search(r'(?m)^- +"capout": \{', dry.stdout)
             and os.path.exists(os.path.join(cfg, "plugin", "capout.js")), dry.stdout + dry.stderr)
 
     whole = "".join(f"{i}\n" for i in range(1, 100001))
@@ -174,3 +174,30 @@ def run_cases(h):
             and not os.path.exists(os.path.join(cfg, "opencode.json.capout-backup")), p.stdout + p.stderr + after)
     for home in (plain, wrapped):
         shutil.rmtree(home.dir, ignore_errors=True)
+
+    # `capout init opencode --project --mcp` with capout on PATH: the
+    # project's plugin and opencode.json name `capout` alone.
+    team = h.Home()
+    os.makedirs(os.path.join(team.dir, ".config", "opencode"))
+    with open(os.path.join(team.dir, ".config", "opencode", "opencode.json"), "w") as f:
+        f.write(config)
+    p = subprocess.run([h.CAPOUT, "init", "opencode", "--project", "--mcp"], cwd=team.proj, env=env(team),
+                       capture_output=True, text=True, timeout=60)
+    h.check("opencode: init --project --mcp succeeds and names no path of this machine in the project",
+            p.returncode == 0 and not h.machine_paths(team.proj, team), p.stdout + p.stderr + repr(h.machine_paths(team.proj, team)))
+    r = run(team, [bash("seq 100000")])
+    h.check("opencode --project: seq 100000 gives capout's tail and notice",
+            bool(r) and "... (truncated, showing last 5000 chars; full output: " in r[0], repr((r[0] if r else "")[-300:]))
+    b = run(team, [("capout_bash", {"command": "echo mcp-ok"})])
+    h.check("opencode --project: the project's opencode.json starts capout's server from PATH", b in (["mcp-ok\n"], ["mcp-ok"]), f"{b!r}")
+    p = subprocess.run([h.CAPOUT, "init", "opencode", "--project", "--mcp", "--uninstall"], cwd=team.proj, env=env(team),
+                       capture_output=True, text=True, timeout=60)
+    # opencode itself writes into the project (its .opencode packages, the
+    # $schema of opencode.json): only capout's own parts must be gone.
+    shared = os.path.join(team.proj, "opencode.json")
+    left = open(shared).read() if os.path.exists(shared) else ""
+    h.check("opencode: init --project --uninstall takes capout's plugin and server out of the project",
+            p.returncode == 0 and [f for f in h.tree(team.proj) if not f.startswith((".opencode", "opencode.json"))] == ["sub"]
+            and not os.path.exists(os.path.join(team.proj, ".opencode", "plugin", "capout.js")) and "capout" not in left,
+            p.stdout + p.stderr + left)
+    shutil.rmtree(team.dir, ignore_errors=True)

@@ -12,6 +12,7 @@ import re
 import shutil
 import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -330,6 +331,21 @@ async def bash_output_a_model_can_read(c, root):
     same(await c.ok("bash", command="exit 3"), "(no output)\n(exit status 3)\n")
 
 
+async def bash_binary_is_a_nul_in_the_first_8_kib_as_in_the_cli(c, root):
+    # Latin-1 text is text: each byte that is not UTF-8 is one U+FFFD.
+    same(await c.ok("bash", command="printf 'caf\\351\\n'"), "caf\ufffd\n")
+    # Binary from its first bytes, however long and text-like its end.
+    text = await c.ok("bash", command="printf '\\177ELF\\0'; seq 100000")
+    saved = SAVED.search(text)
+    assert saved, text
+    whole = b"\x7fELF\x00" + "".join(f"{i}\n" for i in range(1, 100001)).encode()
+    same(text, f"(binary output, {len(whole)} bytes: not shown; full output: {saved.group(1)})\n")
+    same(Path(saved.group(1)).read_bytes(), whole)
+    # A NUL past the first 8 KiB: text, its end shown as the CLI shows it.
+    text = await c.ok("bash", command="head -c 9000 /dev/zero | tr '\\0' a; printf '\\0b\\n'")
+    assert "aaa\x00b\n... (truncated, showing last 5000 chars; full output: " in text, text[-200:]
+
+
 async def descriptions_follow_the_config_file(capout):
     with tempfile.TemporaryDirectory() as base:
         base = Path(base).resolve()
@@ -505,11 +521,49 @@ async def grep_of_a_300_mib_line_stays_under_32_mib(c, root):
             await c.ok("grep", pattern="^x", path="huge"),
             prefix + "x" * (2000 - len(prefix)) + " ... (line truncated to 2000 chars)\n",
         )
-        same(await c.ok("grep", pattern="needle", path="huge/line.txt"), "No matches found.\n")
+        # Found at its end, the line never held whole.
+        same(
+            await c.ok("grep", pattern="needle$", path="huge/line.txt"),
+            prefix + "x" * (2000 - len(prefix)) + " ... (line truncated to 2000 chars)\n",
+        )
         peak = int(re.search(r"VmHWM:\s+(\d+) kB", status.read_text()).group(1))
         assert peak < 32 * 1024, f"peak RSS {peak} KiB"
     finally:
         shutil.rmtree(huge)
+
+
+def cut(line, width=2000):
+    """A line as the line cap cuts it."""
+    if len(line) <= width:
+        return line
+    return f"{line[:width]} ... (line truncated to {width} chars)"
+
+
+def rg(root, *arguments):
+    """What `rg -n -H --sort path` prints, each line cut as grep's are; rg is the oracle."""
+    ran = subprocess.run(["rg", "-n", "-H", "--sort", "path", *arguments], cwd=root, capture_output=True, text=True)
+    assert ran.returncode in (0, 1), ran.stderr
+    lines = [cut(line) for line in ran.stdout.splitlines()]
+    return "".join(f"{line}\n" for line in lines) or "No matches found.\n"
+
+
+async def grep_finds_matches_anywhere_in_long_lines_as_rg_does(c, root):
+    long = root / "long"
+    long.mkdir()
+    x = "x" * 1000
+    (long / "a.txt").write_text(f"short needle\n{'x' * 150_000}needle{'x' * 50_000}\nlast\n")
+    (long / "b.txt").write_text(f"{'x' * (1_000_000 - 6)}needle\nend needle\n")
+    (long / "c.txt").write_text(f"é start {x * 300} end é\n{x * 100}\n" + "y" * 70_000 + "\n")
+    try:
+        for pattern in ["needle", "needle$", "^x+needle", r"\bneedle\b", "^needle", "start.*end",
+                        r"\bend\b", "(?i)NEEDLE", "^y+$", "é"]:
+            same(await c.ok("grep", pattern=pattern, path="long"), rg(root, "-e", pattern, "long"))
+        for mode, flag in [("count", "-c"), ("files_with_matches", "-l")]:
+            got = await c.ok("grep", pattern="needle", path="long", output_mode=mode)
+            same(got, rg(root, flag, "needle", "long"))
+        same(await c.ok("grep", pattern="needle", path="long", context=1), rg(root, "-C1", "needle", "long"))
+    finally:
+        shutil.rmtree(long)
 
 
 async def absolute_paths_through_a_root_given_as_a_symlink(c, root):
@@ -555,12 +609,14 @@ TESTS = [
     read_never_follows_a_symlink_swapped_in,
     read_and_grep_refuse_a_fifo_and_a_socket,
     grep_of_a_300_mib_line_stays_under_32_mib,
+    grep_finds_matches_anywhere_in_long_lines_as_rg_does,
     absolute_paths_through_a_root_given_as_a_symlink,
     read_of_a_removed_saved_output_says_so,
     grep_modes_context_and_paging,
     grep_in_parallel_gives_the_first_page_in_path_order,
     bash_keeps_its_working_directory,
     bash_output_a_model_can_read,
+    bash_binary_is_a_nul_in_the_first_8_kib_as_in_the_cli,
 ]
 
 

@@ -129,7 +129,11 @@ class Server:
 
 
 def error(code, message, id=None):
-    id = "null" if id is None else json.dumps(id)
+    """An error reply; `id` as a value, or as bytes written as they are."""
+    if isinstance(id, bytes):
+        id = id.decode()
+    else:
+        id = "null" if id is None else json.dumps(id)
     return f'{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":"{message}"}}}}\n'.encode()
 
 
@@ -235,6 +239,100 @@ def the_server_ends_at_the_end_of_its_input_though_a_call_is_stuck(capout, root)
         s.close()
 
 
+def alive(pid):
+    """Whether process PID is there and not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+def a_job_without_the_mark_in_a_group_a_marked_process_leads_ends_with_the_call(capout, root):
+    s = Server(capout, root)
+    pid_file = root / "job.pid"
+    try:
+        s.initialize()
+        # A session of its own, whose leader keeps the call's mark and
+        # whose job drops it; the call ends once the job runs.
+        job = r"env -u CAPOUT_MCP_CALL sh -c 'echo \$\$ > job.pid; exec sleep 1000.75'"
+        command = f'setsid sh -c "{job} & wait" >/dev/null 2>&1 & while [ ! -s job.pid ]; do sleep 0.01; done'
+        same(s.bash(command), "(no output)\n")
+        pid = int(pid_file.read_text())
+        until(lambda: not alive(pid), "the job ended")
+    finally:
+        pid_file.unlink(missing_ok=True)
+        s.close()
+
+
+def a_panic_in_a_tool_call_is_an_error_of_that_call(capout, root):
+    # A debug build's grep panics when CAPOUT_TEST_PANIC says so.
+    s = Server(capout, root, {"CAPOUT_TEST_PANIC": "grep"})
+    try:
+        s.initialize()
+        reply = s.request("tools/call", {"name": "grep", "arguments": {"pattern": "x"}})
+        same(
+            reply.get("result"),
+            {"content": [{"type": "text", "text": "the tool failed: a bug in capout: CAPOUT_TEST_PANIC asked grep to panic"}], "isError": True},
+        )
+        same(s.bash("echo still here"), "still here\n")
+    finally:
+        s.close()
+
+
+# Ids that a 64-bit integer or a double cannot hold, or would write back
+# otherwise (`1.0` as `1`, `"\u0041"` as `"A"`).
+ODD_IDS = [b"123456789012345678901234567890", b"18446744073709551616", b"-9223372036854775809", b"1e400", b"1.0", rb'"\u0041"']
+
+
+def a_request_id_is_echoed_byte_for_byte(capout, root):
+    s = Server(capout, root)
+    try:
+        s.initialize()
+        for id in ODD_IDS:
+            s.send(b'{"jsonrpc":"2.0","id":' + id + b',"method":"ping"}\n')
+            same(s.line(), b'{"jsonrpc":"2.0","id":' + id + b',"result":{}}\n')
+        s.send(b'{"jsonrpc":"2.0","id":' + ODD_IDS[0] + b',"method":"tools/call","params":{"name":"bash","arguments":{"command":"echo hi"}}}\n')
+        same(s.line(), b'{"jsonrpc":"2.0","id":' + ODD_IDS[0] + b',"result":{"content":[{"type":"text","text":"hi\\n"}],"isError":false}}\n')
+    finally:
+        s.close()
+
+
+def an_error_reply_echoes_the_id_byte_for_byte(capout, root):
+    s = Server(capout, root)
+    try:
+        s.initialize()
+        # rmcp's error, the transport's, and the transport's for a line too long.
+        s.send(b'{"jsonrpc":"2.0","id":1e400,"method":"no/such/method"}\n')
+        line = s.line()
+        assert line.startswith(b'{"jsonrpc":"2.0","id":1e400,"error":{'), line
+        s.send(b'{"jsonrpc":"2.0","id":18446744073709551616,"nomethod":1}\n')
+        same(s.line(), error(-32600, "Invalid Request: not a JSON-RPC 2.0 message", b"18446744073709551616"))
+        big = b"x" * (5 << 20)
+        s.send(b'{"jsonrpc":"2.0","id":-9223372036854775809,"method":"ping","params":{"x":"' + big + b'"}}\n')
+        same(s.line(), error(-32600, "Invalid Request: the line is longer than 4194304 bytes", b"-9223372036854775809"))
+    finally:
+        s.close()
+
+
+def a_cancellation_names_a_request_by_its_id_as_it_came(capout, root):
+    s = Server(capout, root)
+    try:
+        s.initialize()
+        id = b"123456789012345678901234567890"
+        command = "touch cancel.started; exec sleep 1000.25"
+        s.send(b'{"jsonrpc":"2.0","id":' + id + b',"method":"tools/call","params":{"name":"bash","arguments":{"command":"' + command.encode() + b'"}}}\n')
+        until(lambda: (root / "cancel.started").exists() and processes(["sleep", "1000.25"]), "the call started")
+        s.send(b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":' + id + b'}}\n')
+        until(lambda: not processes(["sleep", "1000.25"]), "the cancelled call ended")
+        # No reply to the cancelled call: the next line is the ping's.
+        s.send(b'{"jsonrpc":"2.0","id":5,"method":"ping"}\n')
+        same(s.line(), b'{"jsonrpc":"2.0","id":5,"result":{}}\n')
+    finally:
+        (root / "cancel.started").unlink(missing_ok=True)
+        s.close()
+
+
 TESTS = [
     a_line_that_is_not_json_gets_a_parse_error,
     a_request_of_16_mib_gets_an_error_and_the_session_goes_on,
@@ -242,6 +340,11 @@ TESTS = [
     the_saved_folder_is_removed_on_each_signal,
     saved_outputs_past_the_bound_are_removed_oldest_first,
     the_server_ends_at_the_end_of_its_input_though_a_call_is_stuck,
+    a_request_id_is_echoed_byte_for_byte,
+    an_error_reply_echoes_the_id_byte_for_byte,
+    a_cancellation_names_a_request_by_its_id_as_it_came,
+    a_job_without_the_mark_in_a_group_a_marked_process_leads_ends_with_the_call,
+    a_panic_in_a_tool_call_is_an_error_of_that_call,
 ]
 
 

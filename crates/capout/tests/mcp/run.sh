@@ -25,9 +25,19 @@ if ! "$venv/bin/python" -c 'import mcp' 2>/dev/null; then
     }
 fi
 
+# ripgrep itself, the oracle of grep's results: from the system's
+# packages when it is missing (Debian's), else the run fails.
+if ! command -v rg >/dev/null; then
+    { apt-get install -y -qq ripgrep || { apt-get update -qq && apt-get install -y -qq ripgrep; }; } >/dev/null || {
+        echo "tests/mcp: ripgrep is missing and cannot be installed (apt-get install ripgrep)" >&2
+        exit 1
+    }
+fi
+
 if [[ "${1:-}" == --bench ]]; then
-    cargo build --release --quiet
-    exec "$venv/bin/python" crates/capout/tests/mcp/client.py target/release/capout --bench
+    # The server as it ships: in the profile release-unwind (Cargo.toml).
+    cargo build --profile release-unwind --quiet -p capout
+    exec "$venv/bin/python" crates/capout/tests/mcp/client.py target/release-unwind/capout --bench
 fi
 cargo build --quiet
 # Both suites run, whatever the first says; either failing fails the run.

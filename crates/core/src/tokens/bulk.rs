@@ -28,8 +28,10 @@
 // digit, space, newline, punctuation.
 #![allow(clippy::many_single_char_names)]
 
+use super::cost::{floor, punct_lead, punct_run_cost, word_cost};
 use super::fast::{BLOCK, Block, run_end};
-use super::{LEADS, Prefix, floor, price, punct_lead, punct_run_cost, word_cost};
+use super::price;
+use super::tables::{LEADS, Prefix};
 
 /// Prices of a word by its length, 0 to a block's: `table`, the prices
 /// of the first 16 lengths, and `more` for each letter past them (as

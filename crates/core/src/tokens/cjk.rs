@@ -21,10 +21,12 @@
 
 use std::sync::atomic::Ordering;
 
+use super::cost::{floor, long_run, punct_lead, run_after_punct, run_cost, word_cost};
+use super::estimator::{Estimator, NoSink, State};
 use super::fast::Lead;
-use super::{
-    CLASS, DIGIT, Estimator, JOINS, KINDS, Kind, LEADS, LOWER, NEWLINE, PUNCT, SPACE, State, UPPER, caseless,
-    floor, kind, long_run, price, punct_lead, run_after_punct, run_cost, word_cost,
+use super::price;
+use super::tables::{
+    CLASS, DIGIT, JOINS, KINDS, Kind, LEADS, LOWER, NEWLINE, PUNCT, SPACE, UPPER, caseless, kind,
 };
 
 /// A character of 3 bytes as the lane reads it.
@@ -269,9 +271,9 @@ impl Estimator {
         if ends {
             if let State::Punct { ascii, .. } = self.state {
                 let word = char_at(bytes, i) == Cjk::Letter;
-                self.commit_priced(self.punct_cost_before(ascii, word), self.pos, &mut super::NoSink);
+                self.commit_priced(self.punct_cost_before(ascii, word), self.pos, &mut NoSink);
             } else {
-                self.commit(self.pos, &mut super::NoSink);
+                self.commit(self.pos, &mut NoSink);
             }
         }
         ends

@@ -14,10 +14,14 @@
 //! Each price is the one the general loop gives the same piece, from the
 //! same functions and tables.
 
-use super::{
-    CLASS, DIGIT, Estimator, LEADS, LOWER, MULTI, NEWLINE, NO_LETTER, PUNCT, Prefix, RARE_BYTES, SPACE, Sink,
-    State, UPPER, fill_cost, floor, long_run, price, punct_cost, punct_lead, punct_run_cost, run_after_punct,
-    small_run, word_cost,
+use super::cost::{
+    fill_cost, floor, long_run, punct_cost, punct_lead, punct_run_cost, run_after_punct, word_cost,
+};
+use super::estimator::{Estimator, Sink, State};
+use super::general::small_run;
+use super::price;
+use super::tables::{
+    CLASS, DIGIT, LEADS, LOWER, MULTI, NEWLINE, NO_LETTER, PUNCT, Prefix, RARE_BYTES, SPACE, UPPER, rare_pair,
 };
 use wide::u8x16;
 
@@ -601,7 +605,7 @@ fn scalar_pieces<S: Sink>(
                 break;
             }
             let l = c - b'A';
-            rare += super::rare_pair(prev, l);
+            rare += rare_pair(prev, l);
             prev = l;
             caps += 1;
             n += 1;

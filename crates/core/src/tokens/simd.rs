@@ -19,8 +19,9 @@ use std::arch::x86_64::{__m256i, __m512i};
 use pulp::bytemuck;
 use pulp::x86::{V3, V4};
 
+use super::estimator::{Estimator, Sink};
 use super::fast::{BLOCK, Block, Classify};
-use super::{COMMON_AFTER, Estimator, Sink};
+use super::tables::COMMON_AFTER;
 
 /// The classes with AVX2.
 #[derive(Clone, Copy)]
@@ -255,8 +256,8 @@ impl<S: Sink, C: Classify> pulp::NullaryFnOnce for Lane<'_, S, C> {
 mod tests {
     use proptest::prelude::*;
 
+    use super::super::estimator::{Estimator, NoSink};
     use super::super::fast::{BLOCK, Block, Classify, Portable};
-    use super::super::{Estimator, NoSink};
     use super::{Avx2, Avx512, V3, V4};
 
     fn same(a: &Block, b: &Block, what: &str) {

@@ -66,8 +66,47 @@ fn hide_binary_replaces_a_binary_stream_however_it_is_split() {
             capper.push(chunk, &mut out).unwrap();
         }
         capper.finish(&mut out).unwrap();
-        assert_eq!(out, b"(binary input, 9000 bytes: not shown)\n", "reads of {size}");
+        assert_eq!(out, b"(binary output, 9000 bytes: not shown)\n", "reads of {size}");
     }
+}
+
+#[test]
+fn a_binary_stream_saved_to_a_dir_is_kept_and_its_line_names_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut input = b"\x7fELF\x02\x01\x01\0".to_vec();
+    input.extend(std::iter::repeat_n(0, 20_000));
+    input.extend((1..=1000).flat_map(|i| format!("{i}\n").into_bytes()));
+    for size in [1, 4096, input.len()] {
+        let mut options = Options::new(CapSpec::TailChars(5000));
+        options.hide_binary = true;
+        options.strip_ansi = true;
+        options.save = Some(capout_core::SaveTo::Dir(dir.path().to_path_buf()));
+        let mut capper = Capper::new(options).unwrap();
+        let mut out = Vec::new();
+        for chunk in input.chunks(size) {
+            capper.push(chunk, &mut out).unwrap();
+        }
+        let summary = capper.finish(&mut out).unwrap();
+        let saved = summary.saved_to.clone().expect("a binary stream is always saved");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!("(binary output, {} bytes: not shown; full output: {})\n", input.len(), saved.display()),
+            "reads of {size}"
+        );
+        // The stream as it came, not the line that stands for it.
+        assert_eq!(std::fs::read(&saved).unwrap(), input);
+        assert!(summary.truncated);
+        std::fs::remove_file(saved).unwrap();
+    }
+}
+
+#[test]
+fn invalid_utf8_without_a_nul_is_text_for_hide_binary() {
+    let mut options = Options::new(CapSpec::TailChars(5000));
+    options.hide_binary = true;
+    let (out, summary) = cap(options, b"caf\xe9\n\xff\xfe stray\n");
+    assert_eq!(out, b"caf\xe9\n\xff\xfe stray\n");
+    assert!(!summary.truncated);
 }
 
 #[test]

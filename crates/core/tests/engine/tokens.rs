@@ -1,8 +1,18 @@
 //! The token estimator against its reference model, through the engine's
 //! public API: random text, fed in reads of 1–7 bytes, gives the same
 //! totals, piece boundaries and cuts; mostly ASCII text, fed in long
-//! reads, the same totals and boundaries.
+//! reads, the same totals and boundaries. Its laws, its pinned figures
+//! and, with the feature `exact-tokens`, its accuracy against
+//! `o200k_base` on the corpora under `tests/fixtures/tokens` (`gen.py`
+//! there builds them) and the exact tokenizers' cuts are in the modules
+//! below.
 
+#[cfg(feature = "exact-tokens")]
+mod accuracy;
+#[cfg(feature = "exact-tokens")]
+mod exact_cuts;
+mod laws;
+mod pinned;
 mod reference;
 
 use capout_core::tokens::Estimator;
@@ -186,7 +196,7 @@ proptest! {
 /// model's total at the end of every read.
 #[test]
 fn same_plain_count_on_the_corpora() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../capout/tests/fixtures/tokens");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/tokens");
     let mut seen = 0;
     for entry in std::fs::read_dir(dir).expect("the corpora are in the repository") {
         let path = entry.expect("a corpus").path();

@@ -11,7 +11,7 @@
 use std::ffi::OsString;
 use std::time::{Duration, Instant};
 
-use rustix::process::{Pid, Signal, kill_process};
+use rustix::process::{Pid, Signal, kill_process, kill_process_group};
 
 /// The variable that marks the processes of one call: `SERVER.CALL`, the
 /// server's process id and the call's number.
@@ -78,23 +78,23 @@ fn find(which: Which) -> Vec<Pid> {
 /// Ends what `which` left running: SIGTERM (and SIGCONT, for a stopped
 /// one), then SIGKILL to what is still there after `grace`; then reaps
 /// the orphans. Each signal goes only to a process found by its mark just
-/// before, so that a process id taken again by another is spared.
+/// before, so that a process id taken again by another is spared, and to
+/// the process group it leads, if it leads one: what of a call's group
+/// dropped the mark is ended with its leader.
 pub fn end(which: Which, grace: Duration) {
     end_unreaped(which, grace);
     crate::command::reap_orphans();
 }
 
 /// [`end`] without reaping: for a process that is no subreaper, whose
-/// other children are not its own to wait for (the Node.js module's: the
-/// orphans are init's, and Node waits for its own children).
+/// other children are not its own to wait for (the modules' hosts: the
+/// orphans are init's, and Node.js and Python wait for their own
+/// children).
 pub fn end_unreaped(which: Which, grace: Duration) {
-    if find(which).is_empty() {
+    if !signal(which, Signal::TERM) {
         return;
     }
-    for pid in find(which) {
-        let _ = kill_process(pid, Signal::TERM);
-        let _ = kill_process(pid, Signal::CONT);
-    }
+    let _ = signal(which, Signal::CONT);
     let deadline = Instant::now() + grace;
     while !find(which).is_empty() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
@@ -113,12 +113,24 @@ pub fn kill(which: Which) {
 /// [`kill`] without reaping (see [`end_unreaped`]).
 fn kill_unreaped(which: Which) {
     for _ in 0..4 {
-        let found = find(which);
-        if found.is_empty() {
+        if !signal(which, Signal::KILL) {
             break;
         }
-        for pid in found {
-            let _ = kill_process(pid, Signal::KILL);
-        }
     }
+}
+
+/// Sends `signal` to each live process that `which` matches, and to the
+/// process group each one leads; whether there was any.
+fn signal(which: Which, signal: Signal) -> bool {
+    let found = find(which);
+    for &pid in &found {
+        // A group whose leader carries the mark is the call's: only the
+        // call's processes can have joined it (a group is joined within
+        // a session, and the call's session is its own).
+        if rustix::process::getpgid(Some(pid)) == Ok(pid) {
+            let _ = kill_process_group(pid, signal);
+        }
+        let _ = kill_process(pid, signal);
+    }
+    !found.is_empty()
 }

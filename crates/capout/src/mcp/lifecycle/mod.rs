@@ -3,6 +3,7 @@
 //! which nothing a call started outlives the session.
 
 mod calls;
+pub mod hosted;
 pub mod leftovers;
 pub mod saved;
 
@@ -23,7 +24,7 @@ use super::transport;
 use crate::cli;
 use crate::exit::Exit;
 use crate::signals::{self, Signals};
-pub(super) use calls::{Calls, StopOnDrop};
+pub(super) use calls::{CallGuard, Calls, StopOnDrop};
 pub(super) use leftovers::{GRACE, Which, end, kill, mark};
 pub(super) use saved::{SAVED_MAX, Saved};
 

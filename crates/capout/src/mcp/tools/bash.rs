@@ -1,5 +1,6 @@
 //! `bash`: a shell command through capout's command mode, where the last
-//! one ended, its whole output saved when something was cut.
+//! one ended, its whole output saved when something was cut or it was
+//! binary.
 
 use std::ffi::OsString;
 use std::io::{self, Write};
@@ -21,7 +22,8 @@ impl Tools {
     /// ended (at first the root), through capout's command mode, capped
     /// as the profile `bash` says, the whole output saved in the server's
     /// folder when something was cut, and `(exit status N)` when N is not
-    /// 0. Output that is not text is replaced by one line that says so.
+    /// 0. Binary output (a NUL byte in its first 8 KiB) is replaced by the
+    /// engine's one line, which names the saved file, as in the CLI.
     /// `env` is added to the command's environment; `stop` ends it early.
     pub fn bash(
         &self,
@@ -68,22 +70,7 @@ impl Tools {
         let finished =
             command::run_in(&options, &spec, &place, &mut out, &mut io::sink()).map_err(|e| e.to_string())?;
         self.keep_cwd(cwd_file.path());
-        let summary = finished.summary;
-        if self.bash_binary && is_binary(&out) {
-            let bytes = summary.as_ref().map_or(out.len() as u64, |s| s.totals.bytes());
-            let saved = match summary.as_ref().and_then(|s| s.saved_to.clone()) {
-                Some(path) => Some(path),
-                // Nothing was cut, so what was kept is the whole output.
-                None => save_whole(&self.roots.saved, &out),
-            };
-            out = crate::mcp::notice::binary_output(
-                bytes,
-                saved.as_ref().map(|p| p.display().to_string()).as_deref(),
-            )
-            .into_bytes();
-            out.push(b'\n');
-        }
-        if let Some(e) = summary.and_then(|s| s.save_error) {
+        if let Some(e) = finished.summary.and_then(|s| s.save_error) {
             // The output stands; only the copy of it failed.
             let _ = writeln!(out, "{}", notice::not_saved(e));
         }
@@ -110,22 +97,4 @@ impl Tools {
             *self.cwd.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = path;
         }
     }
-}
-
-/// Whether the output of a command is not text: it holds a NUL byte, or
-/// more than one byte in twenty is not UTF-8.
-fn is_binary(out: &[u8]) -> bool {
-    if memchr::memchr(0, out).is_some() {
-        return true;
-    }
-    let invalid = out.utf8_chunks().map(|c| c.invalid().len()).sum::<usize>();
-    invalid * 20 > out.len()
-}
-
-/// Saves the whole output of a command that was not cut, so that the line
-/// that replaces it can name where it is.
-fn save_whole(dir: &Path, out: &[u8]) -> Option<PathBuf> {
-    let mut file = tempfile::Builder::new().prefix("capout-").suffix(".log").tempfile_in(dir).ok()?;
-    file.write_all(out).ok()?;
-    file.into_temp_path().keep().ok()
 }

@@ -1,5 +1,9 @@
 //! `grep`: ripgrep's walk and search of a tree, in parallel, its entries
-//! in path order, capped and paged by capout's engine.
+//! in path order, capped and paged by capout's engine. A file with a line
+//! longer than the searcher's window is searched again by `long`, so that
+//! a match anywhere in a line of any length is found.
+
+mod long;
 
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -16,10 +20,11 @@ use rustix::fs::FileType;
 use super::Tools;
 use crate::mcp::notice::{self, not_regular};
 
-/// How much of a line `grep` searches and shows: the first 64 KiB (the
-/// line is cut at 2000 characters when shown anyway). A longer line is
-/// searched in its start, so that one line of 300 MiB costs 64 KiB, not
-/// 300 MiB of buffer and as much again for its copy.
+/// How much of a line ripgrep's searcher sees: the first 64 KiB (the
+/// line is cut at 2000 characters when shown anyway), so that one line of
+/// 300 MiB costs 64 KiB, not 300 MiB of buffer and as much again for its
+/// copy. A file with a longer line is searched again, each line whole (see
+/// `long`).
 pub const GREP_LINE_WINDOW: usize = 64 * 1024;
 
 /// The most heap ripgrep's searcher may add to its buffer: lines are cut
@@ -27,12 +32,27 @@ pub const GREP_LINE_WINDOW: usize = 64 * 1024;
 /// were it reached, the rest of that one file would be passed over.
 pub const GREP_HEAP_LIMIT: usize = 1024 * 1024;
 
+/// The variable that makes `grep` panic, in a debug build, when it says
+/// `grep`.
+#[cfg(debug_assertions)]
+const PANIC_VAR: &str = "CAPOUT_TEST_PANIC";
+
 impl Tools {
     /// `grep`: what `rg -n --sort path` prints for `request` in the files
     /// under its path (ripgrep's walk: `.gitignore` and hidden files
     /// skipped, binary files passed over), searched in parallel, each line
     /// one entry, capped and paged as the profile `grep` says.
+    ///
+    /// # Panics
+    ///
+    /// In a debug build only, when `CAPOUT_TEST_PANIC` is `grep`: the
+    /// tests' way to a panic in a call.
     pub fn grep(&self, request: &GrepRequest) -> Result<String, String> {
+        // A bug on demand, for the tests that a panic in a call is an
+        // error of that call in the server and the modules. Read in debug
+        // builds only: what is shipped has no such switch.
+        #[cfg(debug_assertions)]
+        assert!(std::env::var_os(PANIC_VAR).is_none_or(|v| v != "grep"), "{PANIC_VAR} asked grep to panic");
         let opened = self.roots.open(&request.path)?;
         if !matches!(opened.kind, FileType::RegularFile | FileType::Directory) {
             return Err(not_regular(&request.path, opened.kind));
@@ -71,15 +91,21 @@ impl Tools {
         let search = Search {
             matcher,
             searcher,
+            pattern: request.pattern.clone(),
+            case_insensitive: request.case_insensitive,
+            multiline: request.multiline,
+            long: std::sync::OnceLock::new(),
             mode: request.mode,
             context: request.before > 0 || request.after > 0,
+            before: request.before,
+            after: request.after,
             // A file's own entries past the end of the page are only counted.
             needed: request.offset.saturating_add(limit),
             width: width.and_then(|w| usize::try_from(w).ok()),
         };
         let found = if opened.kind == FileType::RegularFile {
             let shown = self.roots.show(&opened.path).into_owned();
-            let found = search_file(opened.file, &shown, &search, &mut Worker::new(&search), true);
+            let found = search_file(&opened.file, &shown, &search, &mut Worker::new(&search), true);
             vec![(opened.path, shown, found)]
         } else {
             self.search_tree(&opened.path, &opened.file, request, &search)?
@@ -134,7 +160,7 @@ impl Tools {
                 };
                 let write = lock().may_show(&path, search.needed);
                 let shown = self.roots.show(&path);
-                let found = search_file(file, &shown, search, &mut worker, write);
+                let found = search_file(&file, &shown, search, &mut worker, write);
                 if found.entries > 0 {
                     let shown = shown.into_owned();
                     lock().add(path, shown, found, write, search.needed);
@@ -194,8 +220,18 @@ pub struct GrepRequest {
 struct Search {
     matcher: grep_regex::RegexMatcher,
     searcher: SearcherBuilder,
+    /// The pattern and its case, for the search of long lines.
+    pattern: String,
+    case_insensitive: bool,
+    /// Matches may span lines: no search of long lines then.
+    multiline: bool,
+    /// How a long line is decided, once one is met.
+    long: std::sync::OnceLock<long::Long>,
     mode: GrepMode,
     context: bool,
+    /// Lines of context before and after a match.
+    before: usize,
+    after: usize,
     /// A file's entries past this many are only counted.
     needed: u64,
     /// Lines are cut to this many bytes before the cap cuts them: the cap
@@ -221,6 +257,8 @@ struct Entries<'a> {
     search: &'a Search,
     /// Write text (false: the page is already full: count only).
     write: bool,
+    /// The searcher met binary data.
+    binary: bool,
 }
 
 impl Entries<'_> {
@@ -243,6 +281,17 @@ impl Entries<'_> {
         text.push(separator);
         text.extend_from_slice(line);
         text.push(b'\n');
+    }
+
+    /// The `--` between two groups of lines with their context.
+    fn gap(&mut self) {
+        if self.search.mode == GrepMode::Content {
+            self.found.entries += 1;
+            if self.write && self.found.written < self.search.needed {
+                self.found.written += 1;
+                self.found.text.extend_from_slice(b"--\n");
+            }
+        }
     }
 }
 
@@ -279,13 +328,12 @@ impl grep_searcher::Sink for Entries<'_> {
     }
 
     fn context_break(&mut self, _searcher: &grep_searcher::Searcher) -> Result<bool, io::Error> {
-        if self.search.mode == GrepMode::Content {
-            self.found.entries += 1;
-            if self.write && self.found.written < self.search.needed {
-                self.found.written += 1;
-                self.found.text.extend_from_slice(b"--\n");
-            }
-        }
+        self.gap();
+        Ok(true)
+    }
+
+    fn binary_data(&mut self, _searcher: &grep_searcher::Searcher, _offset: u64) -> Result<bool, io::Error> {
+        self.binary = true;
         Ok(true)
     }
 }
@@ -293,15 +341,23 @@ impl grep_searcher::Sink for Entries<'_> {
 /// Searches one regular file, opened beneath the root (a FIFO, a socket,
 /// a device is passed over before, as ripgrep passes it over); a file
 /// that cannot be read is passed over too.
-fn search_file(file: File, shown: &str, search: &Search, worker: &mut Worker, write: bool) -> Found {
+fn search_file(file: &File, shown: &str, search: &Search, worker: &mut Worker, write: bool) -> Found {
     let mut found = Found::default();
     // Lines only counted need no numbers.
     let searcher = if write { &mut worker.numbered } else { &mut worker.plain };
-    let sink = Entries { found: &mut found, shown, search, write };
+    let mut window = LineWindow::new(file);
+    let mut sink = Entries { found: &mut found, shown, search, write, binary: false };
     // A search error (a file that cannot be read, the heap limit) passes
     // the rest of that file over, as ripgrep does (it tells them on
     // stderr, which a model does not see).
-    let _ = searcher.search_reader(&search.matcher, LineWindow::new(file), sink);
+    let _ = searcher.search_reader(&search.matcher, &mut window, &mut sink);
+    // A line was cut: the file again, each line whole. A binary file
+    // stands as the searcher left it: it stopped at its first NUL, which
+    // the window passes on from a part cut.
+    if window.cut && !sink.binary && !search.multiline {
+        *sink.found = Found::default();
+        let _ = long::search(file, search, &mut worker.long, &mut sink);
+    }
     if search.mode != GrepMode::Content && found.entries > 0 {
         found.written = 1;
         found.text = match search.mode {
@@ -318,6 +374,7 @@ fn search_file(file: File, shown: &str, search: &Search, worker: &mut Worker, wr
 struct Worker {
     numbered: grep_searcher::Searcher,
     plain: grep_searcher::Searcher,
+    long: long::Scratch,
 }
 
 impl Worker {
@@ -325,6 +382,7 @@ impl Worker {
         Worker {
             numbered: search.searcher.build(),
             plain: search.searcher.clone().line_number(false).build(),
+            long: long::Scratch::default(),
         }
     }
 }
@@ -415,11 +473,13 @@ pub(super) struct LineWindow<R> {
     /// Bytes of the current line passed on so far; [`GREP_LINE_WINDOW`]
     /// while the rest of a long line is dropped.
     in_line: usize,
+    /// Some line was cut.
+    pub(super) cut: bool,
 }
 
 impl<R: Read> LineWindow<R> {
     pub(super) fn new(inner: R) -> LineWindow<R> {
-        LineWindow { inner, in_line: 0 }
+        LineWindow { inner, in_line: 0, cut: false }
     }
 
     /// Cuts what passes the window out of `chunk` (at most
@@ -437,6 +497,7 @@ impl<R: Read> LineWindow<R> {
         let kept = if head <= room {
             len
         } else {
+            self.cut = true;
             let nul = memchr::memchr(0, &chunk[room..head]).is_some();
             let at = room + usize::from(nul);
             if nul {

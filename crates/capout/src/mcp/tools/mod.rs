@@ -33,8 +33,6 @@ pub struct Tools {
     /// Where the next `bash` command starts: where the last one ended,
     /// at first the root. The session's alone: one server serves one.
     cwd: Arc<std::sync::Mutex<PathBuf>>,
-    /// Output of `bash` that is not text is replaced by one line.
-    bash_binary: bool,
 }
 
 impl Tools {
@@ -52,14 +50,10 @@ impl Tools {
             })
         };
         let cwd = Arc::new(std::sync::Mutex::new(roots.root.clone()));
-        let mut bash = plain("bash")?;
-        // Profile bash's `--binary hide` is the switch (`binary = "show"`
-        // in a config file turns it off); the tool replaces binary output
-        // itself, with the path of the whole output, so the engine keeps
-        // it whole.
-        let bash_binary = bash.hide_binary;
-        bash.hide_binary = false;
-        Ok(Tools { roots, read: plain("read")?, grep: plain("grep")?, bash, cwd, bash_binary })
+        // Profile bash's `--binary hide` replaces binary output, in the
+        // engine, as the CLI and its hooks replace it (`binary = "show"`
+        // in a config file turns it off).
+        Ok(Tools { roots, read: plain("read")?, grep: plain("grep")?, bash: plain("bash")?, cwd })
     }
 
     /// The configs of the profiles `read`, `grep` and `bash`, as loaded:

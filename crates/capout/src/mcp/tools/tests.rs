@@ -174,20 +174,116 @@ fn grep_passes_over_a_fifo_it_walks_into() {
     assert_eq!(answers(move || grep_of(&tools, "hit", ".")), Some(Ok("a:1:hit\nz:1:hit\n".into())));
 }
 
+/// What `grep` prints for a line of `text` that matched: `path:N:`, the
+/// line, cut at 2000 characters as the cap cuts it.
+fn shown_line(prefix: &str, line: &str) -> String {
+    let room = 2000 - prefix.len();
+    if line.chars().count() <= room {
+        format!("{prefix}{line}\n")
+    } else {
+        format!(
+            "{prefix}{} ... (line truncated to 2000 chars)\n",
+            line.chars().take(room).collect::<String>()
+        )
+    }
+}
+
 #[test]
-fn grep_searches_a_long_line_in_its_start() {
+fn grep_searches_a_long_line_whole() {
     let (_dir, tools) = tools();
     let mut text = b"short hit\n".to_vec();
     text.extend(std::iter::repeat_n(b'x', 3 * GREP_LINE_WINDOW));
     text.extend_from_slice(b" late hit\nlast hit\n");
     std::fs::write(tools.roots.root.join("f"), &text).unwrap();
-    let long = format!("f:2:{} ... (line truncated to 2000 chars)\n", "x".repeat(2000 - "f:2:".len()));
-    assert_eq!(grep_of(&tools, "hit", "f").unwrap(), "f:1:short hit\nf:3:last hit\n");
+    let long = shown_line("f:2:", &"x".repeat(2000));
+    assert_eq!(grep_of(&tools, "hit", "f").unwrap(), format!("f:1:short hit\n{long}f:3:last hit\n"));
     assert_eq!(grep_of(&tools, "^x", "f").unwrap(), long);
-    // A NUL byte in the part not searched still makes the file binary.
+    // A NUL byte in the part the searcher does not see still makes the
+    // file binary.
     text[GREP_LINE_WINDOW * 2] = 0;
     std::fs::write(tools.roots.root.join("f"), &text).unwrap();
     assert_eq!(grep_of(&tools, "last", ".").unwrap(), "No matches found.\n");
+}
+
+/// A file `f` of one line: `x`s with `needle` at `at`.
+fn line_with_needle(tools: &Tools, len: usize, at: usize) -> String {
+    let mut line = "x".repeat(len);
+    line.replace_range(at..at + "needle".len(), "needle");
+    std::fs::write(tools.roots.root.join("f"), format!("{line}\n")).unwrap();
+    line
+}
+
+#[test]
+fn grep_finds_a_match_at_byte_150000_of_a_line_of_200_kb() {
+    let (_dir, tools) = tools();
+    let line = line_with_needle(&tools, 200_000, 150_000);
+    assert_eq!(grep_of(&tools, "needle", "f").unwrap(), shown_line("f:1:", &line));
+    assert_eq!(grep_of(&tools, "needle", ".").unwrap(), shown_line("f:1:", &line));
+}
+
+#[test]
+fn grep_finds_a_match_at_the_end_of_a_line_of_1_mb() {
+    let (_dir, tools) = tools();
+    let line = line_with_needle(&tools, 1_000_000, 1_000_000 - "needle".len());
+    assert_eq!(grep_of(&tools, "needle$", "f").unwrap(), shown_line("f:1:", &line));
+    // A match longer than any window, through the DFA.
+    assert_eq!(grep_of(&tools, "^x+needle$", "f").unwrap(), shown_line("f:1:", &line));
+    assert_eq!(grep_of(&tools, "^x.*y", "f").unwrap(), "No matches found.\n");
+}
+
+#[test]
+fn grep_tells_line_anchors_from_the_edges_of_its_windows() {
+    let (_dir, tools) = tools();
+    // `needle` at the start of the second window, and at the end of the
+    // first: neither is the start or the end of the line.
+    let window = GREP_LINE_WINDOW;
+    for at in [window, window + 16 * 1024 - "needle".len(), window - 2, window + 3] {
+        line_with_needle(&tools, 300_000, at);
+        for pattern in ["^needle", "needle$", r"\bneedle", r"needle\b", "^x*needle$"] {
+            assert_eq!(grep_of(&tools, pattern, "f").unwrap(), "No matches found.\n", "{pattern} at {at}");
+        }
+        assert_ne!(grep_of(&tools, r"x\Bneedle\Bx", "f").unwrap(), "No matches found.\n", "at {at}");
+    }
+}
+
+#[test]
+fn grep_finds_a_long_match_past_a_byte_that_is_not_ascii() {
+    let (_dir, tools) = tools();
+    // A Unicode word boundary beside a byte that is not ASCII is no DFA's:
+    // the windows take over from there.
+    let line = format!("é{} start {} end {}", "x ".repeat(100_000), "y ".repeat(100), "z ".repeat(100_000));
+    std::fs::write(tools.roots.root.join("f"), format!("{line}\n")).unwrap();
+    assert_eq!(grep_of(&tools, r"\bstart\b.*\bend\b", "f").unwrap(), shown_line("f:1:", &line));
+    assert_eq!(grep_of(&tools, r"\bend\b.*\bstart\b", "f").unwrap(), "No matches found.\n");
+}
+
+#[test]
+fn grep_of_long_lines_keeps_context_counts_and_files() {
+    let (_dir, tools) = tools();
+    let long = |c: &str, tail: &str| format!("{}{tail}", c.repeat(100_000));
+    let lines =
+        ["one".to_owned(), long("a", "hit"), "two".into(), "three".into(), long("b", ""), "hit".into()];
+    std::fs::write(tools.roots.root.join("f"), lines.join("\n") + "\n").unwrap();
+    let request = |mode, context| GrepRequest {
+        pattern: "hit".into(),
+        path: "f".into(),
+        mode,
+        before: context,
+        after: context,
+        ..GrepRequest::default()
+    };
+    let expected = [
+        shown_line("f-1-", "one"),
+        shown_line("f:2:", &lines[1]),
+        shown_line("f-3-", "two"),
+        "--\n".into(),
+        shown_line("f-5-", &lines[4]),
+        shown_line("f:6:", "hit"),
+    ]
+    .concat();
+    assert_eq!(tools.grep(&request(GrepMode::Content, 1)).unwrap(), expected);
+    assert_eq!(tools.grep(&request(GrepMode::Count, 1)).unwrap(), "f:2\n");
+    assert_eq!(tools.grep(&request(GrepMode::FilesWithMatches, 0)).unwrap(), "f\n");
 }
 
 #[test]

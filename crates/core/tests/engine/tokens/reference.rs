@@ -2,78 +2,25 @@
 //! the tests compare the estimator with: on any input, split into reads of
 //! any size, the totals, the piece boundaries and the cuts are the same.
 //! It follows `capout_core::tokens` line by line but for those paths; the
-//! two are compared in `super` through the engine's public API.
+//! two are compared in `super` through the engine's public API. The
+//! tables and the prices are the engine's own files, read here as they
+//! are: the logic is the model's, the data the same.
 #![allow(dead_code, clippy::pedantic)]
+
+#[path = "../../../src/tokens/price.rs"]
+mod price;
+#[path = "../../../src/tokens/tables.rs"]
+mod tables;
+
+use tables::{
+    APART, CAPITAL, CLASS, CLOSE, COMMON_AFTER, DIGIT, ESC, FOURS, JOINS, LEADS, LOWER, MULTI, NEWLINE,
+    NO_LETTER, PUNCT, Prefix, SAME_RUN, SPACE, THREES, UPPER,
+};
 
 pub const SCALE: u64 = 1000;
 
 /// No piece costs less than one token per this many bytes.
 pub const MAX_BYTES_PER_TOKEN: u64 = 32;
-
-/// Classes of ASCII bytes, and of the first byte of a non-ASCII character.
-const LOWER: u8 = 0;
-const UPPER: u8 = 1;
-const DIGIT: u8 = 2;
-const SPACE: u8 = 3;
-const NEWLINE: u8 = 4;
-const PUNCT: u8 = 5;
-const MULTI: u8 = 6;
-const ESC: u8 = 7;
-
-/// For each letter a–z, a bit for each letter that commonly follows it in
-/// English and code: the 237 pairs that make 97 % of the pairs inside
-/// words of the prose and source corpora (`gen.py --pairs` prints them).
-/// Row 26 is for a word's first letter: every letter is common there.
-static COMMON_AFTER: [u32; 27] = [
-    0x01be_bd6e,
-    0x0112_4a11,
-    0x019a_4d91,
-    0x001c_4111,
-    0x01ef_b87d,
-    0x001a_6131,
-    0x000e_2190,
-    0x0012_4111,
-    0x022e_f87c,
-    0x0010_4010,
-    0x0004_0110,
-    0x011c_4939,
-    0x0010_d113,
-    0x011c_cd5d,
-    0x007e_f93e,
-    0x001e_c911,
-    0x0010_0000,
-    0x011e_755d,
-    0x011c_c195,
-    0x011e_d19d,
-    0x000e_b956,
-    0x0000_0011,
-    0x0006_6191,
-    0x0008_8100,
-    0x000c_8100,
-    0x0000_0010,
-    0x03ff_ffff,
-];
-
-/// `prev_letter` at the start of a word.
-const NO_LETTER: u8 = 26;
-
-static CLASS: [u8; 256] = {
-    let mut t = [MULTI; 256];
-    let mut b = 0;
-    while b < 128 {
-        t[b] = match b as u8 {
-            b'a'..=b'z' => LOWER,
-            b'A'..=b'Z' => UPPER,
-            b'0'..=b'9' => DIGIT,
-            b'\n' | b'\r' => NEWLINE,
-            b' ' | b'\t' | 0x0B | 0x0C => SPACE,
-            0x1B => ESC,
-            _ => PUNCT,
-        };
-        b += 1;
-    }
-    t
-};
 
 /// What a character is, for the pre-tokenizer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,133 +55,6 @@ enum State {
     /// space leads it, whether newlines follow it (then only more newlines
     /// join it).
     Punct { chars: u64, ascii: u64, space: bool, newlines: bool },
-}
-
-/// What leads a word.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Prefix {
-    Space = 0,
-    None = 1,
-    Punct = 2,
-}
-
-// A copy of the estimator's prices, kept by hand beside it: a price
-// changed in one place alone shows as a differing estimate.
-/// How one ASCII punctuation character joins the word after it in
-/// `o200k_base` (measured on source and JSON): most join it at the price
-/// of [`Prefix::Punct`] (`.append`, `_dict`, `(obj`); these hardly
-/// ever do (`,entry` and `;const` are two tokens), and cost
-/// `price::APART` more; `@` of a decorator (`@property`) is as good as no
-/// prefix at all; `<` joins a capital but not a small letter.
-static LEADS: [u8; 256] = {
-    let mut t = [JOINS; 256];
-    let apart = b"!\"#%*+,:;=>\\`{|}";
-    let mut i = 0;
-    while i < apart.len() {
-        t[apart[i] as usize] = APART;
-        i += 1;
-    }
-    t[b'@' as usize] = CLOSE;
-    t[b'<' as usize] = CAPITAL;
-    t
-};
-const JOINS: u8 = 0;
-const APART: u8 = 1;
-const CLOSE: u8 = 2;
-const CAPITAL: u8 = 3;
-
-/// How far `o200k_base` merges a run of one ASCII punctuation character
-/// into one token: any in twos, these up to three, these up to four.
-static SAME_RUN: [u8; 256] = {
-    let mut t = [PAIRS; 256];
-    let three = b"\"'<>:`";
-    let mut i = 0;
-    while i < three.len() {
-        t[three[i] as usize] = THREES;
-        i += 1;
-    }
-    let four = b"!#(*-./=?_";
-    let mut i = 0;
-    while i < four.len() {
-        t[four[i] as usize] = FOURS;
-        i += 1;
-    }
-    t
-};
-const PAIRS: u8 = 0;
-const THREES: u8 = 1;
-const FOURS: u8 = 2;
-
-/// Prices, in thousandths of a token. Fitted on the corpora under
-/// `tests/fixtures/tokens` against `o200k_base` (see `tests/tokens.rs`);
-/// the words led by nothing or by punctuation, and `APART`, on Python
-/// and JSON from outside them too.
-mod price {
-    /// A word of N ASCII letters (index N, up to 16) that has a small
-    /// letter, by what leads it: a space, nothing, punctuation; then each
-    /// letter past 16.
-    pub const SMALL: [[u64; 17]; 3] = [
-        [0, 1000, 1000, 1010, 1020, 1030, 1040, 1060, 1120, 1150, 1200, 1300, 1500, 1600, 1750, 1850, 1950],
-        [0, 1000, 1000, 1000, 1020, 1020, 1020, 1050, 1150, 1250, 1300, 1350, 1450, 1550, 1700, 1800, 1900],
-        [0, 1050, 1100, 1100, 1100, 1120, 1150, 1250, 1350, 1550, 1750, 1900, 2000, 2100, 2200, 2300, 2400],
-    ];
-    pub const SMALL_MORE: [u64; 3] = [150, 200, 200];
-    /// The same for its leading capitals (a word of capitals only, or the
-    /// `HTTP` of `HTTPServer`): rarer, so dearer.
-    pub const CAPS: [[u64; 17]; 3] = [
-        [0, 1000, 1000, 1070, 1100, 1150, 1600, 2000, 2400, 2800, 3200, 3600, 4000, 4400, 4800, 5200, 5600],
-        [0, 1000, 1090, 1570, 2210, 2740, 3180, 3450, 3790, 4270, 4300, 4460, 4700, 4900, 5100, 5300, 5500],
-        [0, 1040, 1700, 1700, 1700, 1700, 1700, 1700, 2000, 2700, 3400, 4300, 4500, 4700, 4900, 5100, 5300],
-    ];
-    pub const CAPS_MORE: [u64; 3] = [400, 250, 300];
-    /// Each rare pair of letters, by prefix.
-    pub const RARE: [u64; 3] = [150, 600, 150];
-    /// What a word led by punctuation that seldom merges with it costs
-    /// more ([`LEADS`]).
-    pub const APART: u64 = 450;
-    /// A non-ASCII letter of 2, 3 and 4 bytes.
-    pub const LETTER_2: u64 = 600;
-    pub const LETTER_3: u64 = 740;
-    pub const LETTER_4: u64 = 1500;
-    /// Up to three digits.
-    pub const DIGITS: u64 = 1000;
-    /// A run of ASCII punctuation of N characters (index N, up to 9).
-    pub const PUNCT: [u64; 10] = [0, 1000, 1030, 1150, 2000, 2600, 3000, 3400, 3600, 3800];
-    /// Each ASCII punctuation character past 9.
-    pub const PUNCT_MORE: u64 = 120;
-    /// A non-ASCII punctuation or symbol character of 2, 3 and 4 bytes.
-    pub const SYMBOL_2: u64 = 1000;
-    pub const SYMBOL_3: u64 = 1000;
-    pub const SYMBOL_4: u64 = 2000;
-    /// A run of white space.
-    pub const SPACES: u64 = 1000;
-    /// A line of spaces after the first line of white space that
-    /// `o200k_base` merges with the newlines around it, and trailing
-    /// spaces after a newline.
-    pub const BLANK: u64 = 500;
-    /// ESC, a token of its own: `o200k_base` and `cl100k_base` merge it
-    /// with nothing, so the `[` of `\x1b[1;32m` is one more.
-    pub const ESC: u64 = 1000;
-    /// Newlines in a row that cost one token (`o200k_base` holds runs of
-    /// `\n` up to 10 long, and of `\r\n` up to 5, as one), and that cost
-    /// nothing more than the punctuation they end (`.\n\n\n` is one
-    /// token, `,\n\n\n` two, `,\n\n\n\n` three).
-    pub const NL_RUN: u64 = 10;
-    pub const NL_RUN_AFTER_PUNCT: u64 = 3;
-    /// Past those, a token per this many newline bytes (the vocabulary's
-    /// longest run is 32 and the next 16), plus `CR` for each `\r`: a
-    /// long run of `\r\n` takes about 8 bytes a token.
-    pub const NL_BYTES_PER_TOKEN: u64 = 16;
-    pub const CR: u64 = 125;
-    /// Spaces before a newline past which a token more is paid for each
-    /// `FILL_BYTES_PER_TOKEN` of them (13 spaces and `\r\n`, or 11 tabs
-    /// and `\n`, are two tokens).
-    pub const FILL: u64 = 10;
-    pub const FILL_BYTES_PER_TOKEN: u64 = 10;
-    /// A byte that is not valid UTF-8.
-    pub const INVALID: u64 = 1000;
-    /// What `#[` costs less before a word.
-    pub const ATTRIBUTE: u64 = 300;
 }
 
 /// Estimates `o200k_base` tokens of a stream fed in pieces of any size.
