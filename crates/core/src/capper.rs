@@ -569,15 +569,7 @@ impl Capper {
         // An offset past the end shows no page and cuts nothing.
         // Stopped at the cap: the total is unknown, and the notice says so.
         let outcome = match outcome {
-            Outcome::Cut(kind, facts) if self.stopped => Outcome::Cut(
-                match kind {
-                    Kind::HeadLines => Kind::HeadLinesStopped,
-                    Kind::HeadUnits => Kind::HeadUnitsStopped,
-                    Kind::Matches => Kind::MatchesStopped,
-                    kind => kind,
-                },
-                facts,
-            ),
+            Outcome::Cut(kind, facts) if self.stopped => Outcome::Cut(stopped(kind), facts),
             outcome => outcome,
         };
         let next = matches!(
@@ -738,6 +730,17 @@ fn build_cap(config: &Options, matcher: Option<Matcher>, all: bool) -> Box<dyn C
         CapSpec::TailTokens(n) => Box::new(TailTokens::new(n, config.tokenizer, all)),
         CapSpec::HeadTokens(n) => Box::new(HeadTokens::new(n, config.tokenizer, all)),
         CapSpec::HeadTailTokens(h, t) => Box::new(HeadTailTokens::new(h, t, config.tokenizer)),
+    }
+}
+
+/// The notice of a head cap that stopped reading at its cap, in place of
+/// its notice `kind`.
+fn stopped(kind: Kind) -> Kind {
+    match kind {
+        Kind::HeadLines => Kind::HeadLinesStopped,
+        Kind::HeadUnits => Kind::HeadUnitsStopped,
+        Kind::Matches => Kind::MatchesStopped,
+        kind => kind,
     }
 }
 
