@@ -15,7 +15,10 @@ not bounded. OUTPUT_BYTES is what the run wrote to stdout.
 
 Usage: python3 rss.py CAPOUT SHAPE SIZE_BYTES -- ARG...
 SHAPE: lines (log lines with colour codes, `\\r` progress frames and
-multibyte text), one_line (no newline at all), empty_lines, short_lines.
+multibyte text), one_line (no newline at all), empty_lines, short_lines,
+json (one array of pretty-printed objects, as `kubectl get -o json` or
+`gh api` print them: whole objects, closed at the end, so that the
+stream is JSON to its end).
 """
 
 import fcntl
@@ -29,9 +32,18 @@ import time
 
 BLOCK = 1 << 20
 
+# The json shape: its first bytes, the object it repeats, and its end.
+JSON_HEAD = b"[\n"
+JSON_UNIT = ('  {\n    "kind": "Pod",\n    "metadata": {\n      "name": "web-7d4b9c8f6-x2x4k",\n'
+             '      "labels": {"app": "web", "tier": "backend"}\n    },\n    "ports": [80, 443],\n'
+             '    "ready": true,\n    "ratio": 0.25,\n    "note": "caf\u00e9 \u2713 10%"\n  },\n').encode()
+JSON_TAIL = b'  {"end": true}\n]\n'
+
 
 def block(shape):
     """About a MiB of SHAPE, cut where the shape repeats."""
+    if shape == "json":
+        return JSON_UNIT * (BLOCK // len(JSON_UNIT))
     if shape == "lines":
         unit = "2026-11-30T12:00:00Z \x1b[32mINFO\x1b[0m worker-3 request served: caf\u00e9 \u2713 10%\r50%\r100%\n"
     elif shape == "one_line":
@@ -99,8 +111,14 @@ def main():
     reader = threading.Thread(target=count)
     reader.start()
     peak = 0
-    left = size
     fd = p.stdin.fileno()
+    tail = b""
+    if shape == "json":
+        # Whole objects only, between the array's brackets.
+        os.write(fd, JSON_HEAD)
+        tail = JSON_TAIL
+        size = (size - len(JSON_HEAD) - len(tail)) // len(JSON_UNIT) * len(JSON_UNIT)
+    left = size
     try:
         while left > 0:
             piece = memoryview(data)[:min(left, len(data))]
@@ -108,6 +126,7 @@ def main():
             while piece:
                 piece = piece[os.write(fd, piece):]
             peak = max(peak, anon_kib(pid))
+        os.write(fd, tail)
         # Every byte read but the end not yet seen: the cap holds all it
         # will hold. A run that stops reading (a closed cap) ends instead.
         while unread(fd) and p.poll() is None:

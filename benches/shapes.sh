@@ -33,7 +33,10 @@
 # long (100 KiB lines), ansi (coloured build output with `\r` progress
 # frames), source (capout's own Rust source, repeated) and captures (the
 # real terminal captures of crates/capout/tests/fixtures/render, repeated:
-# apt, cargo, curl, git clone, npm; only for the --render rows).
+# apt, cargo, curl, git clone, npm; only for the --render rows) and json
+# (one array of pretty-printed Pods as `kubectl get pods -o json` prints
+# them, closed at the end: JSON to its end; only for the --json-items
+# row).
 #
 # Needs bash, cargo, awk, coreutils and /usr/bin/time (Debian package
 # `time`); ripgrep is installed under <target>/bench-tools when `rg` is
@@ -201,6 +204,35 @@ ansi_seed() {
     function rnd(k) { seed = (seed * 16807) % 2147483647; return seed % k }'
 }
 
+# Pods as `kubectl get pods -o json` prints its items, each of the same
+# length (so that whole ones fill the size), two spaces in, with a comma
+# after; the length of one goes to "$tmp/unit".
+json_seed() {
+    LC_ALL=C awk -v want="$1" -v unit_file="$tmp/unit" 'BEGIN {
+        seed = 5
+        split("Running Pending Running Running Succeeded", phase, " ")
+        split("nginx:1.27 redis:7.2.4 envoy:v1.30 node:20.11 caddy:2.7.6", image, " ")
+        n = 0
+        while (bytes < want) {
+            n++
+            item = sprintf("  {\n    \"apiVersion\": \"v1\",\n    \"kind\": \"Pod\",\n    \"metadata\": {\n" \
+                "      \"name\": \"web-7d4b9c8f6-%05x\",\n      \"namespace\": \"default\",\n" \
+                "      \"uid\": \"3f0a2c1e-8b7d-4e6f-9a1b-%012x\",\n      \"resourceVersion\": \"%07d\",\n" \
+                "      \"labels\": {\"app\": \"web\", \"pod-template-hash\": \"7d4b9c8f6\"}\n    },\n" \
+                "    \"spec\": {\n      \"containers\": [\n        {\"name\": \"main\", \"image\": \"%-11s\", " \
+                "\"ports\": [{\"containerPort\": %05d, \"protocol\": \"TCP\"}]}\n      ],\n" \
+                "      \"nodeName\": \"node-%03d\"\n    },\n    \"status\": {\n      \"phase\": \"%-9s\",\n" \
+                "      \"podIP\": \"10.244.%03d.%03d\",\n      \"startTime\": \"2024-05-01T12:%02d:%02dZ\"\n    }\n  },\n", \
+                n % 1048576, n, 400000 + n % 1000000, image[1 + rnd(5)], 10000 + rnd(55536), rnd(1000), \
+                phase[1 + rnd(5)], rnd(256), rnd(256), rnd(60), rnd(60))
+            printf "%s", item
+            bytes += length(item)
+        }
+        print length(item) > unit_file
+    }
+    function rnd(k) { seed = (seed * 16807) % 2147483647; return seed % k }'
+}
+
 captures_seed() {
     cat "$root"/crates/capout/tests/fixtures/render/*.real
 }
@@ -213,10 +245,29 @@ source_seed() {
 # Writes shape `$1` of `$size_mib` MiB to its file, unless it is there.
 generate() {
     local shape=$1 file=$data/$1 seed_bytes=$((4 * 1024 * 1024))
-    if [[ -f $file && $(stat -c %s "$file") -eq $((size_mib * 1024 * 1024)) ]]; then
+    # json is whole items, a little less than the size.
+    if [[ -f $file && ($shape == json || $(stat -c %s "$file") -eq $((size_mib * 1024 * 1024))) ]]; then
         return
     fi
     echo "generating $shape ($size_mib MiB) ..." >&2
+    if [[ $shape == json ]]; then
+        # Whole items between the array's brackets, the last one without
+        # a comma: the stream is JSON to its end.
+        local tail='  {"end": true}'$'\n'']'$'\n'
+        json_seed "$seed_bytes" >"$tmp/seed"
+        cp "$tmp/seed" "$file.part"
+        while (($(stat -c %s "$file.part") < size_mib * 1024 * 1024)); do
+            cat "$file.part" "$file.part" >"$tmp/next"
+            mv "$tmp/next" "$file.part"
+        done
+        local unit body
+        unit=$(cat "$tmp/unit")
+        body=$(((size_mib * 1024 * 1024 - 2 - ${#tail}) / unit * unit))
+        { printf '[\n'; head -c "$body" "$file.part"; printf '%s' "$tail"; } >"$tmp/next"
+        rm "$file.part"
+        mv "$tmp/next" "$file"
+        return
+    fi
     case $shape in
     ascii) log_seed "$seed_bytes" 0 ;;
     utf8) log_seed "$seed_bytes" 333 ;;
@@ -348,6 +399,10 @@ echo "timing, best of $runs alternating runs ..." >&2
     for shape in "${shapes[@]}"; do
         row 'pipe: --tail-lines 500' pipe "$shape" '$C --tail-lines 500' 'tail -n 500' 0.8
     done
+    # The cut of JSON reads all of the stream (it is JSON only if it is to
+    # its end); --head-chars alone passes over what follows its 8000
+    # characters.
+    row '--json-items 50 --head-chars 8000' pipe json '$C --json-items 50 --head-chars 8000' '$C --head-chars 8000' 2
     row '-c 5000 --json, full scan' file ascii '$C -c 5000 --json' cat 1.2
     for shape in utf8 cjk; do
         row '-c 5000 --json, full scan' file "$shape" '$C -c 5000 --json' cat 1.7

@@ -133,6 +133,11 @@ fn fields(config: &Options, end: &End) -> String {
         Limit::One(n) => json!(n),
         Limit::Pair(h, t) => json!([h, t]),
     };
+    // The counts of the cut of JSON, when the input was cut as JSON; where
+    // its JSON ended, when it was not JSON to its end.
+    let json_cut = summary.and_then(|r| r.json);
+    let cut_as_json = json_cut.filter(|j| j.ended_at.is_none());
+    let count = |f: fn(&capout_core::JsonCut) -> u64| json!(cut_as_json.as_ref().map(f));
     // Sorted by name, whatever serde_json's features: its Map keeps the
     // order of insertion once another crate of the build turns on
     // `preserve_order`.
@@ -153,6 +158,13 @@ fn fields(config: &Options, end: &End) -> String {
         ("next_offset".to_owned(), json!(summary.and_then(Summary::page).map(|p| p.next_offset))),
         ("total_tokens".to_owned(), json!(summary.and_then(|r| r.total_tokens))),
         ("tokenizer".to_owned(), json!(config.cap.is_token_cap().then(|| config.tokenizer.name()))),
+        ("json_items_kept".to_owned(), count(|j| j.items_kept)),
+        ("json_items".to_owned(), count(|j| j.items)),
+        ("json_arrays_cut".to_owned(), count(|j| j.arrays_cut)),
+        ("json_strings_cut".to_owned(), count(|j| j.strings_cut)),
+        ("json_documents_kept".to_owned(), count(|j| j.documents_kept)),
+        ("json_documents".to_owned(), count(|j| j.documents)),
+        ("json_ended_at".to_owned(), json!(json_cut.and_then(|j| j.ended_at))),
         ("exit_code".to_owned(), json!(exit_code)),
         ("signal".to_owned(), json!(ran.and_then(|r| r.ending.signal))),
         ("timed_out".to_owned(), json!(ran.is_some_and(|r| r.ending.timed_out.is_some()))),

@@ -24,13 +24,17 @@ use crate::cli::{self, Action, Layer};
 
 /// The built-in profiles: `read`, `grep` and `bash`, the caps of the
 /// three standard tools, and `tool`, the cap of every other tool's output
-/// (the results that `capout --mcp-wrap` bounds): the `read` budget of
-/// 8000 characters, which fits every harness measured.
+/// (the results that `capout --mcp-wrap` and the after-tool hooks bound):
+/// the `read` budget of 8000 characters, which fits every harness
+/// measured. `read` and `tool` cut JSON so that it stays JSON (50 items an
+/// array, as grep keeps 50 matches). `tool`'s output is saved by the
+/// front-ends that bound tools: a profile cannot name the folder of their
+/// session.
 pub const BUILT_IN: [(&str, &[&str]); 4] = [
-    ("read", &["--head-lines", "500", "--budget-chars", "8000", "--binary", "hide"]),
+    ("read", &["--head-lines", "500", "--budget-chars", "8000", "--binary", "hide", "--json-items", "50"]),
     ("grep", &["--max-matches", "50"]),
     ("bash", &["--tail-chars", "5000", "--strip-ansi", "--collapse-cr", "--binary", "hide"]),
-    ("tool", &["--head-chars", "8000", "--binary", "hide"]),
+    ("tool", &["--head-chars", "8000", "--json-items", "50", "--binary", "hide"]),
 ];
 
 /// The largest config file that is read: a larger one is surely not a
@@ -449,6 +453,8 @@ mod tests {
         assert_eq!(config("bash").unwrap().cap, CapSpec::TailChars(5000));
         assert_eq!(config("tool").unwrap().cap, CapSpec::HeadChars(8000));
         assert!(config("tool").unwrap().hide_binary);
+        assert_eq!(config("tool").unwrap().json_items, Some(50));
+        assert_eq!(config("read").unwrap().json_items, Some(50));
         assert_eq!(config("read").unwrap().max_line(), Some(2000));
         assert!(config("nosuch").unwrap_err().contains("no such profile: nosuch"));
     }

@@ -7,6 +7,7 @@ use crate::caps::{
     Cap, HeadLines, HeadTailChars, HeadTailLines, HeadTailTokens, HeadTokens, HeadUnits, LineShaper, Matches,
     Outcome, TailLines, TailTokens, TailUnits, window_bytes,
 };
+use crate::json::JsonCap;
 use crate::notice::{self, Kind, Notice, Renderer};
 use crate::output::Route;
 use crate::render::Screen;
@@ -279,7 +280,7 @@ impl Capper {
         let route = Route::new(target, config.json, renderer);
         let core = Core {
             saver,
-            cap: build_cap(config, matcher, all),
+            cap: with_json(config, build_cap(config, matcher, all)),
             line_cap: char_line_cap(config).map(|w| LineCap::new(w, config.unit)),
             capped: Vec::new(),
             rescuer: keep.and_then(|matcher| build_rescuer(config, matcher)),
@@ -568,15 +569,7 @@ impl Capper {
         // An offset past the end shows no page and cuts nothing.
         // Stopped at the cap: the total is unknown, and the notice says so.
         let outcome = match outcome {
-            Outcome::Cut(kind, facts) if self.stopped => Outcome::Cut(
-                match kind {
-                    Kind::HeadLines => Kind::HeadLinesStopped,
-                    Kind::HeadUnits => Kind::HeadUnitsStopped,
-                    Kind::Matches => Kind::MatchesStopped,
-                    kind => kind,
-                },
-                facts,
-            ),
+            Outcome::Cut(kind, facts) if self.stopped => Outcome::Cut(stopped(kind), facts),
             outcome => outcome,
         };
         let next = matches!(
@@ -586,10 +579,13 @@ impl Capper {
                     | Kind::HeadLinesStopped
                     | Kind::Matches
                     | Kind::MatchesStopped
-                    | Kind::MatchesPage,
+                    | Kind::MatchesPage
+                    | Kind::JsonEndedLines,
                 _
             )
         );
+        let json = core.cap.json();
+        core.route.set_json(json);
         let (line, facts) = match outcome {
             Outcome::Whole => (None, None),
             Outcome::Middle(facts) => (None, Some(facts)),
@@ -631,6 +627,7 @@ impl Capper {
             notice,
             saved_to,
             save_error,
+            json,
         })
     }
 }
@@ -736,10 +733,36 @@ fn build_cap(config: &Options, matcher: Option<Matcher>, all: bool) -> Box<dyn C
     }
 }
 
+/// The notice of a head cap that stopped reading at its cap, in place of
+/// its notice `kind`.
+fn stopped(kind: Kind) -> Kind {
+    match kind {
+        Kind::HeadLines => Kind::HeadLinesStopped,
+        Kind::HeadUnits => Kind::HeadUnitsStopped,
+        Kind::Matches => Kind::MatchesStopped,
+        kind => kind,
+    }
+}
+
+/// `cap` with the cut of JSON in front of it, when `config` asks for it.
+fn with_json(config: &Options, cap: Box<dyn Cap>) -> Box<dyn Cap> {
+    match config.json_cut() {
+        Some(settings) => {
+            let lines = matches!(config.cap, CapSpec::HeadLines { .. });
+            let limit = match config.cap.limit() {
+                crate::Limit::One(n) | crate::Limit::Pair(n, _) => n,
+            };
+            Box::new(JsonCap::new(cap, settings, limit, lines))
+        }
+        None => cap,
+    }
+}
+
 /// The width of `--max-line-chars` given with a character cap, which
-/// applies before the cap counts.
+/// applies before the cap counts (not before the cut of JSON, which
+/// would no longer see JSON).
 fn char_line_cap(config: &Options) -> Option<u64> {
-    config.max_line().filter(|_| !config.cap.is_line_cap())
+    config.max_line().filter(|_| !config.cap.is_line_cap() && config.json_cut().is_none())
 }
 
 fn build_rescuer(config: &Options, matcher: Matcher) -> Option<Rescuer> {

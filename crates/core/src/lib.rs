@@ -97,6 +97,7 @@ mod caps;
 mod error;
 #[doc(hidden)]
 pub mod internals;
+mod json;
 mod notice;
 mod options;
 mod output;
@@ -118,12 +119,15 @@ struct Readme;
 
 pub use capper::{CapWriter, Capper, Closed};
 pub use error::Error;
+pub use json::MAX_DEPTH as JSON_MAX_DEPTH;
 pub use notice::{BINARY_SNIFF, Notice, Template, TemplateError, binary as binary_notice, is_binary};
-pub use options::{DEFAULT_MAX_LINE, DEFAULT_TAIL_CHARS, Limits, Options, READ_SIZE, Tokenizer};
+pub use options::{
+    DEFAULT_JSON_STRING_CHARS, DEFAULT_MAX_LINE, DEFAULT_TAIL_CHARS, Limits, Options, READ_SIZE, Tokenizer,
+};
 pub use output::NoticeTarget;
 pub use pattern::{Keep, Pattern, PatternError};
 pub use run::run;
 pub use save::{SaveError, SaveTo};
 pub use spec::{CapSpec, Limit, TailNeed};
-pub use summary::{Page, Summary};
+pub use summary::{JsonCut, Page, Summary};
 pub use text::count::{Totals, Unit};

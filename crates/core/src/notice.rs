@@ -6,6 +6,8 @@
 
 use std::fmt::Write as _;
 
+use crate::JsonCut;
+
 /// Printed instead of output when nothing was kept.
 pub const NO_OUTPUT: &str = "(no output)";
 /// Printed by `--max-matches` when nothing matched.
@@ -43,11 +45,20 @@ pub enum Kind {
     HeadUnitsStopped,
     /// `--max-matches` that stopped reading at the first match past its cap.
     MatchesStopped,
+    /// `--json-items`: JSON cut so that it stays JSON.
+    Json,
+    /// `--json-items` on JSON Lines that also dropped documents.
+    JsonDocuments,
+    /// `--json-items --head-chars`: the stream began as JSON and stopped
+    /// being JSON, and was capped as text.
+    JsonEndedUnits,
+    /// `--json-items --head-lines`: the same.
+    JsonEndedLines,
 }
 
 impl Kind {
     /// Every kind of notice.
-    const ALL: [Kind; 14] = [
+    const ALL: [Kind; 18] = [
         Kind::TailUnits,
         Kind::HeadUnits,
         Kind::HeadLines,
@@ -62,6 +73,10 @@ impl Kind {
         Kind::HeadLinesStopped,
         Kind::HeadUnitsStopped,
         Kind::MatchesStopped,
+        Kind::Json,
+        Kind::JsonDocuments,
+        Kind::JsonEndedUnits,
+        Kind::JsonEndedLines,
     ];
 
     fn default_template(self) -> &'static str {
@@ -90,6 +105,22 @@ impl Kind {
                 "... (truncated, showing first {shown} {unit}; the rest was not read{full_output})"
             }
             Kind::MatchesStopped => "... (showing first {shown} matches; the rest was not read{full_output})",
+            Kind::Json => {
+                "... (truncated JSON: kept {json_items_kept} of {json_items} items in {json_arrays_cut} arrays, \
+                 {json_strings_cut} strings cut{full_output})"
+            }
+            Kind::JsonDocuments => {
+                "... (truncated JSON: kept {json_items_kept} of {json_items} items in {json_arrays_cut} arrays, \
+                 {json_strings_cut} strings cut; kept {json_documents_kept} of {json_documents} documents\
+                 {full_output})"
+            }
+            Kind::JsonEndedUnits => {
+                "... (truncated, showing first {shown} {unit}; JSON ended at byte {json_ended_at}{full_output})"
+            }
+            Kind::JsonEndedLines => {
+                "... (truncated, showing lines {first}-{last} of {total}, next offset {next_offset}; \
+                 JSON ended at byte {json_ended_at}{full_output})"
+            }
         }
     }
 }
@@ -130,6 +161,14 @@ enum Field {
     Last,
     NextOffset,
     Saved,
+    /// The counts of the cut of JSON ([`JsonCut`]).
+    JsonItemsKept,
+    JsonItems,
+    JsonArraysCut,
+    JsonStringsCut,
+    JsonDocumentsKept,
+    JsonDocuments,
+    JsonEndedAt,
     /// `; full output: PATH` when the input was saved; only in the defaults.
     FullOutput,
 }
@@ -180,6 +219,13 @@ impl Template {
                 "last" => Field::Last,
                 "next_offset" => Field::NextOffset,
                 "saved" => Field::Saved,
+                "json_items_kept" => Field::JsonItemsKept,
+                "json_items" => Field::JsonItems,
+                "json_arrays_cut" => Field::JsonArraysCut,
+                "json_strings_cut" => Field::JsonStringsCut,
+                "json_documents_kept" => Field::JsonDocumentsKept,
+                "json_documents" => Field::JsonDocuments,
+                "json_ended_at" => Field::JsonEndedAt,
                 "full_output" if internal => Field::FullOutput,
                 _ => return Err(format!("unknown placeholder '{{{name}}}'")),
             };
@@ -205,9 +251,12 @@ impl Template {
     }
 
     /// Fills in the placeholders; `saved` is where the whole input was
-    /// saved.
-    pub(crate) fn render(&self, facts: &Facts, saved: Option<&str>) -> String {
+    /// saved, `json` what the cut of JSON did (its placeholders are empty
+    /// without it).
+    pub(crate) fn render(&self, facts: &Facts, saved: Option<&str>, json: Option<&JsonCut>) -> String {
         let mut out = String::new();
+        let count =
+            |f: fn(&JsonCut) -> Option<u64>| json.and_then(f).map(|n| n.to_string()).unwrap_or_default();
         for part in &self.parts {
             // Writing to a String cannot fail.
             let _ = match part {
@@ -221,6 +270,13 @@ impl Template {
                 Part::Field(Field::Last) => write!(out, "{}", facts.last),
                 Part::Field(Field::NextOffset) => write!(out, "{}", facts.next_offset),
                 Part::Field(Field::Saved) => write!(out, "{}", saved.unwrap_or("")),
+                Part::Field(Field::JsonItemsKept) => write!(out, "{}", count(|j| Some(j.items_kept))),
+                Part::Field(Field::JsonItems) => write!(out, "{}", count(|j| Some(j.items))),
+                Part::Field(Field::JsonArraysCut) => write!(out, "{}", count(|j| Some(j.arrays_cut))),
+                Part::Field(Field::JsonStringsCut) => write!(out, "{}", count(|j| Some(j.strings_cut))),
+                Part::Field(Field::JsonDocumentsKept) => write!(out, "{}", count(|j| Some(j.documents_kept))),
+                Part::Field(Field::JsonDocuments) => write!(out, "{}", count(|j| Some(j.documents))),
+                Part::Field(Field::JsonEndedAt) => write!(out, "{}", count(|j| j.ended_at)),
                 Part::Field(Field::FullOutput) => match saved {
                     Some(path) => write!(out, "; full output: {path}"),
                     None => Ok(()),
@@ -250,16 +306,18 @@ pub(crate) struct Renderer {
     template: Option<Template>,
     /// Where the whole input is saved (`--save`, `--save-dir`).
     pub(crate) saved: Option<String>,
+    /// What the cut of JSON did, for its placeholders.
+    pub(crate) json: Option<JsonCut>,
 }
 
 impl Renderer {
     pub(crate) fn new(template: Option<Template>, saved: Option<&std::path::Path>) -> Self {
-        Renderer { template, saved: saved.map(|p| p.display().to_string()) }
+        Renderer { template, saved: saved.map(|p| p.display().to_string()), json: None }
     }
 
     /// The notice of a cap.
     pub(crate) fn render(&self, kind: Kind, facts: &Facts) -> String {
-        cap_notice(kind, facts, self.template.as_ref(), self.saved.as_deref())
+        cap_notice(kind, facts, self.template.as_ref(), self.saved.as_deref(), self.json.as_ref())
     }
 }
 
@@ -273,9 +331,15 @@ static DEFAULTS: std::sync::LazyLock<Vec<(Kind, Template)>> = std::sync::LazyLoc
 
 /// The notice of a cap that cut something: the `--notice-format` template
 /// when one was given, the standard text otherwise.
-fn cap_notice(kind: Kind, facts: &Facts, custom: Option<&Template>, saved: Option<&str>) -> String {
+fn cap_notice(
+    kind: Kind,
+    facts: &Facts,
+    custom: Option<&Template>,
+    saved: Option<&str>,
+    json: Option<&JsonCut>,
+) -> String {
     let standard = || DEFAULTS.iter().find(|(k, _)| *k == kind).map(|(_, t)| t);
-    custom.or_else(standard).map(|t| t.render(facts, saved)).unwrap_or_default()
+    custom.or_else(standard).map(|t| t.render(facts, saved, json)).unwrap_or_default()
 }
 
 /// The notice lines of a run, as they are written after the output: the
@@ -328,6 +392,13 @@ impl std::fmt::Display for Notice {
 /// `--max-line-chars`, before the line's ending.
 pub fn line_truncated(width: u64, unit: &str) -> String {
     format!(" ... (line truncated to {width} {unit})")
+}
+
+/// What the cut of JSON writes in place of the characters it cut: at the
+/// end of a string, inside its quotes, and as the string that stands for
+/// a value nested too deep.
+pub fn json_cut(chars: u64) -> String {
+    format!("\u{2026}[+{chars} chars]")
 }
 
 /// The one line that `--binary hide` writes in place of a binary stream
@@ -389,34 +460,37 @@ mod tests {
     fn standard_notices_to_the_letter() {
         let mut f = facts();
         assert_eq!(
-            cap_notice(Kind::HeadLines, &f, None, None),
+            cap_notice(Kind::HeadLines, &f, None, None, None),
             "... (truncated, showing lines 1001-1500 of 1234, next offset 1500)"
         );
         f.unit = "chars";
         f.shown = 5000;
-        assert_eq!(cap_notice(Kind::TailUnits, &f, None, None), "... (truncated, showing last 5000 chars)");
-        f.shown = 50;
-        assert_eq!(cap_notice(Kind::Matches, &f, None, None), "... (1234 total, showing first 50)");
-        f.unit = "lines";
-        assert_eq!(cap_notice(Kind::Middle, &f, None, None), "... (truncated, omitted 734 lines) ...");
         assert_eq!(
-            cap_notice(Kind::Middle, &f, None, Some("/tmp/x.log")),
+            cap_notice(Kind::TailUnits, &f, None, None, None),
+            "... (truncated, showing last 5000 chars)"
+        );
+        f.shown = 50;
+        assert_eq!(cap_notice(Kind::Matches, &f, None, None, None), "... (1234 total, showing first 50)");
+        f.unit = "lines";
+        assert_eq!(cap_notice(Kind::Middle, &f, None, None, None), "... (truncated, omitted 734 lines) ...");
+        assert_eq!(
+            cap_notice(Kind::Middle, &f, None, Some("/tmp/x.log"), None),
             "... (truncated, omitted 734 lines; full output: /tmp/x.log) ..."
         );
         assert_eq!(
-            cap_notice(Kind::LastPage, &f, None, None),
+            cap_notice(Kind::LastPage, &f, None, None, None),
             "... (showing lines 1001-1500 of 1234, end of input)"
         );
         assert_eq!(
-            cap_notice(Kind::MatchesPage, &f, None, None),
+            cap_notice(Kind::MatchesPage, &f, None, None, None),
             "... (1234 total, showing 1001-1500, next offset 1500)"
         );
         assert_eq!(
-            cap_notice(Kind::MatchesLastPage, &f, None, None),
+            cap_notice(Kind::MatchesLastPage, &f, None, None, None),
             "... (1234 total, showing 1001-1500, end of input)"
         );
         assert_eq!(
-            cap_notice(Kind::MatchesPastEnd, &f, None, None),
+            cap_notice(Kind::MatchesPastEnd, &f, None, None, None),
             "... (offset 1500 is past the end, 1234 total)"
         );
     }
@@ -434,7 +508,7 @@ mod tests {
             "{shown}|{limit}|{total}|{omitted}|{unit}|{first}|{last}|{next_offset}|{saved}|{{x}}",
         )
         .unwrap();
-        assert_eq!(t.render(&facts(), None), "500|500|1234|734|lines|1001|1500|1500||{x}");
+        assert_eq!(t.render(&facts(), None, None), "500|500|1234|734|lines|1001|1500|1500||{x}");
     }
 
     #[test]

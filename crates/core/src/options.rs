@@ -19,6 +19,9 @@ pub const DEFAULT_MAX_LINE: u64 = 2000;
 /// The cap when none is given: `--tail-chars 5000`.
 pub const DEFAULT_TAIL_CHARS: u64 = 5000;
 
+/// `--json-string-chars` when `--json-items` is given without it.
+pub const DEFAULT_JSON_STRING_CHARS: u64 = 1000;
+
 /// The internal limits on how much of one line is held in memory. The
 /// output never depends on how reads split the input, also past these
 /// limits; tests shrink them to cross them with small inputs.
@@ -144,6 +147,25 @@ pub struct Options {
     /// the lines and characters whatever this says;
     /// [`Capper::new_counting_all`](crate::Capper::new_counting_all) counts every total.
     pub count_totals: bool,
+    /// `--json-items N`: a stream that begins as JSON (its first byte
+    /// other than whitespace is `[` or `{`), a JSON text or JSON Lines, is
+    /// cut so that it stays JSON: every array keeps its first N items,
+    /// every object its first N members, every string its first
+    /// [`Options::json_string_chars`] characters, and the head cap's
+    /// budget decides how many more items go, last first (the rules:
+    /// [`JsonCut`](crate::JsonCut) and the `capout` manual). The output is
+    /// written once the stream has ended; a stream that is not JSON to its
+    /// end is capped as text, as without this option.
+    ///
+    /// With [`CapSpec::HeadChars`] the budget is its limit; with
+    /// [`CapSpec::HeadLines`] (without an offset) the limit counts
+    /// documents, and the budget is [`Options::budget`], else the limit
+    /// times [`Options::max_line`]. With any other cap, line numbers or
+    /// [`Options::keep`], it does nothing.
+    pub json_items: Option<u64>,
+    /// `--json-string-chars M`: the characters kept of each string by the
+    /// cut of [`Options::json_items`]; 0 for all.
+    pub json_string_chars: u64,
 }
 
 impl Default for Options {
@@ -172,6 +194,8 @@ impl Default for Options {
             limits: Limits::default(),
             stop_at_cap: false,
             count_totals: false,
+            json_items: None,
+            json_string_chars: DEFAULT_JSON_STRING_CHARS,
         }
     }
 }
@@ -193,6 +217,30 @@ impl Options {
             Some(w) => Some(w),
             None => self.cap.is_line_cap().then_some(DEFAULT_MAX_LINE),
         }
+    }
+
+    /// The settings of the cut of JSON, when [`Options::json_items`] is in
+    /// force with a cap it goes with.
+    pub(crate) fn json_cut(&self) -> Option<crate::json::Settings> {
+        let items = self.json_items?;
+        if self.line_numbers || self.keep.is_some() {
+            return None;
+        }
+        let (budget, documents) = match self.cap {
+            CapSpec::HeadChars(n) => (n, u64::MAX),
+            CapSpec::HeadLines { limit, offset: 0 } => {
+                let budget = self.budget.or_else(|| self.max_line().map(|w| w.saturating_mul(limit)));
+                (budget.unwrap_or(u64::MAX), limit)
+            }
+            _ => return None,
+        };
+        Some(crate::json::Settings {
+            items,
+            string_chars: self.json_string_chars,
+            budget,
+            unit: self.unit,
+            documents,
+        })
     }
 
     /// Whether something reads the totals of the whole input: `--json`,

@@ -48,6 +48,11 @@ impl Route {
         self.renderer.render(kind, facts)
     }
 
+    /// What the cut of JSON did, for the placeholders of its notice.
+    pub(crate) fn set_json(&mut self, json: Option<crate::JsonCut>) {
+        self.renderer.json = json;
+    }
+
     /// Stops naming the saved file in notices: it is not the whole input.
     pub(crate) fn forget_saved(&mut self) {
         self.renderer.saved = None;

@@ -41,6 +41,9 @@ pub struct Summary {
     pub saved_to: Option<PathBuf>,
     /// Saving the stream failed part way; the output was still written.
     pub save_error: Option<SaveError>,
+    /// What the cut of JSON did, when [`Options::json_items`](crate::Options::json_items)
+    /// was in force.
+    pub json: Option<JsonCut>,
 }
 
 impl Summary {
@@ -67,4 +70,39 @@ pub struct Page {
     /// The `--offset` of the next page; `None` when the page reaches the
     /// end.
     pub next_offset: Option<u64>,
+}
+
+/// What the cut of JSON did ([`Options::json_items`](crate::Options::json_items)):
+/// the counts of its notice, `... (truncated JSON: kept K of T items in A
+/// arrays, S strings cut)`.
+///
+/// The counts speak of the arrays and objects written that lost items:
+/// `arrays_cut` of them, which had `items` items (members of an object)
+/// and kept `items_kept`; items inside an item that was dropped are not
+/// counted. `strings_cut` counts the strings cut to their first
+/// characters (and the values nested too deep, written as a cut string).
+/// Documents are those of the stream: one for a JSON text, one a line for
+/// JSON Lines.
+///
+/// When the stream was not JSON to its end, `ended_at` says where the
+/// JSON ended (the offset of the first byte that cannot continue it, or
+/// the stream's length when it ended inside a document), the stream was
+/// capped as text, and the counts are 0.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct JsonCut {
+    /// Items kept by the arrays and objects that lost items.
+    pub items_kept: u64,
+    /// Items those arrays and objects had.
+    pub items: u64,
+    /// Arrays and objects written that lost items.
+    pub arrays_cut: u64,
+    /// Strings cut, values nested too deep among them.
+    pub strings_cut: u64,
+    /// Documents kept.
+    pub documents_kept: u64,
+    /// Documents of the stream.
+    pub documents: u64,
+    /// Where the JSON ended, when the stream was not JSON to its end.
+    pub ended_at: Option<u64>,
 }

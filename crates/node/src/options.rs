@@ -24,6 +24,8 @@ const KEYS: &[(&str, &str)] = &[
     ("fixedStrings", "--fixed-strings"),
     ("ignoreCase", "--ignore-case"),
     ("maxLineChars", "--max-line-chars"),
+    ("jsonItems", "--json-items"),
+    ("jsonStringChars", "--json-string-chars"),
     ("bytes", "--bytes"),
     ("lineNumbers", "--line-numbers"),
     ("stripAnsi", "--strip-ansi"),

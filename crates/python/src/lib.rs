@@ -42,6 +42,8 @@ const FILTER_OPTIONS: &[&str] = &[
     "ignore_case",
     "max_line_chars",
     "budget_chars",
+    "json_items",
+    "json_string_chars",
     "bytes",
     "line_numbers",
     "strip_ansi",

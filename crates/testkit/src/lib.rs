@@ -1,7 +1,9 @@
 //! What the test suites of capout share: a reader that splits its data
 //! into reads of given sizes, a seeded generator, and the model of the
-//! engine that the engine is checked against.
+//! engine that the engine is checked against, and the model of its cut
+//! of JSON.
 
+pub mod json;
 pub mod model;
 
 use std::io::{self, Read};

@@ -92,6 +92,15 @@ pub struct Args {
     #[arg(long, value_name = "N", value_parser = cap_value, allow_negative_numbers = true)]
     pub(super) budget_chars: Option<u64>,
 
+    /// With --head-chars or --head-lines: keep JSON valid, each array and object keeping its first N
+    /// items, within the cap (--head-lines then counts documents)
+    #[arg(long, value_name = "N", value_parser = cap_value, allow_negative_numbers = true)]
+    pub(super) json_items: Option<u64>,
+
+    /// With --json-items: keep the first M characters of each string, 0 for all [default: 1000]
+    #[arg(long, value_name = "M", allow_negative_numbers = true)]
+    pub(super) json_string_chars: Option<u64>,
+
     /// Count bytes instead of characters
     #[arg(long)]
     pub(super) bytes: bool,
@@ -136,7 +145,9 @@ pub struct Args {
         long,
         value_name = "TEMPLATE",
         allow_hyphen_values = true,
-        help = "Word the notice with TEMPLATE: {shown} {limit} {total} {omitted} {unit} {first} {last} {next_offset} {saved}"
+        help = "Word the notice with TEMPLATE: {shown} {limit} {total} {omitted} {unit} {first} {last} {next_offset} {saved}; \
+                with --json-items {json_items_kept} {json_items} {json_arrays_cut} {json_strings_cut} \
+                {json_documents_kept} {json_documents} {json_ended_at}"
     )]
     pub(super) notice_format: Option<String>,
 

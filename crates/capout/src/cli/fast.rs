@@ -67,6 +67,7 @@ pub(super) fn simple(args: &[OsString], file: Option<&crate::profiles::ConfigFil
                             });
                         }
                         "--budget-chars" => parsed.budget_chars = Some(number(profile.next()?)?),
+                        "--json-items" => parsed.json_items = Some(number(profile.next()?)?),
                         cap => set_cap(&mut parsed, cap, profile.next()?)?,
                     }
                 }

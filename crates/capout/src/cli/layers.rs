@@ -387,7 +387,51 @@ pub(super) fn resolve(matches: &ArgMatches, ends: &[usize]) -> Result<Args, clap
     if !args.render {
         give_way!(args, default, render_width, render_height);
     }
+    json_gives_way(&mut args, &layer, ends.len());
     Ok(args)
+}
+
+/// `--json-items` (and `--json-string-chars` with it) from a default waits
+/// for a head cap. Against an option its output cannot have (a page past
+/// an offset, line numbers, rescued lines, a stop at the cap, a line cap
+/// before `--head-chars`) the later layer wins and the other gives way,
+/// so that `--profile read --offset 500` pages lines as before; `layer`
+/// gives `command_line` for the command line.
+fn json_gives_way(args: &mut Args, layer: &dyn Fn(&str) -> Option<usize>, command_line: usize) {
+    let Some(json) = args.json_items.and(layer("json_items")) else { return };
+    let cap = args.cap();
+    let head_chars = cap.as_ref().is_ok_and(|c| matches!(c, CapSpec::HeadChars(_)));
+    let head = head_chars || cap.as_ref().is_ok_and(|c| matches!(c, CapSpec::HeadLines { .. }));
+    let conflicts = [
+        ("offset", args.offset.is_some_and(|k| k > 0)),
+        ("line_numbers", args.line_numbers),
+        ("keep", args.keep.is_some()),
+        ("stop_at_cap", args.stop_at_cap),
+        ("max_line_chars", head_chars && args.max_line_chars.is_some()),
+    ];
+    let overruled = conflicts.iter().any(|&(id, given)| given && layer(id).is_some_and(|other| other > json));
+    if (!head || overruled) && json < command_line {
+        args.json_items = None;
+        args.json_string_chars = None;
+        args.gave_way.extend(["json_items", "json_string_chars"]);
+        return;
+    }
+    for (id, given) in conflicts {
+        if !given || layer(id).is_none_or(|other| other >= json) {
+            continue;
+        }
+        match id {
+            "offset" => args.offset = None,
+            "line_numbers" => args.line_numbers = false,
+            "keep" => {
+                (args.keep, args.keep_max) = (None, None);
+                args.gave_way.push("keep_max");
+            }
+            "stop_at_cap" => args.stop_at_cap = false,
+            _ => args.max_line_chars = None,
+        }
+        args.gave_way.push(id);
+    }
 }
 
 /// Says that a usage error came from the layer `source`.

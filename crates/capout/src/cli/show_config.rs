@@ -47,6 +47,9 @@ pub(super) fn show_config(
     if let (Some(w), false) = (config.max_line(), given("max_line_chars")) {
         line(&format!("--max-line-chars {w}"), built_in);
     }
+    if config.json_items.is_some() && !given("json_string_chars") {
+        line(&format!("--json-string-chars {}", config.json_string_chars), built_in);
+    }
     if let (Some(keep), false) = (&config.keep, given("keep_max")) {
         line(&format!("--keep-max {}", keep.max), built_in);
     }

@@ -299,7 +299,8 @@ fn command_options_in_capout_opts_wait_for_a_command() {
 /// with it in `CAPOUT_OPTS` or on the command line alike.
 fn companions(id: &str) -> &'static [&'static str] {
     match id {
-        "offset" | "line_numbers" | "budget_chars" | "stop_at_cap" => &["-n", "5"],
+        "offset" | "line_numbers" | "budget_chars" | "stop_at_cap" | "json_items" => &["-n", "5"],
+        "json_string_chars" => &["-n", "5", "--json-items", "3"],
         "pattern" => &["-m", "5"],
         "fixed_strings" | "ignore_case" => &["-m", "5", "-e", "x"],
         "keep_max" => &["--keep", "x"],
@@ -321,7 +322,7 @@ fn samples(arg: &Arg) -> Vec<String> {
     let name = arg.get_value_names().and_then(|names| names.first()).map(ToString::to_string);
     let sample = match name.as_deref() {
         None => return vec![],
-        Some("N" | "K" | "W") => "3",
+        Some("N" | "K" | "W" | "M") => "3",
         Some("REGEX") => "x",
         Some("TEMPLATE") => "cut {omitted}",
         Some("DURATION") => "9s",

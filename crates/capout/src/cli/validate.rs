@@ -115,12 +115,41 @@ impl Args {
                 "--stop-at-cap does not go with --keep: the lines after the cap are not read".into(),
             ));
         }
+        self.check_json(cap)?;
         if self.input.is_some() && runs {
             return Err(usage(
                 "--input goes without a command: capout --input FILE, or capout -- COMMAND [ARG]...".into(),
             ));
         }
         Ok(())
+    }
+
+    /// Checks that `--json-items` has a head cap and none of the options
+    /// that would make its output something other than JSON.
+    fn check_json(&self, cap: CapSpec) -> Result<(), clap::Error> {
+        if self.json_items.is_none() {
+            if self.json_string_chars.is_some() {
+                return Err(usage("--json-string-chars goes with --json-items".into()));
+            }
+            return Ok(());
+        }
+        let head_chars = matches!(cap, CapSpec::HeadChars(_));
+        if !head_chars && !matches!(cap, CapSpec::HeadLines { .. }) {
+            return Err(usage("--json-items goes with --head-chars or --head-lines".into()));
+        }
+        let conflicts = [
+            (self.offset.is_some_and(|k| k > 0), "--offset"),
+            (self.line_numbers, "--line-numbers"),
+            (self.keep.is_some(), "--keep"),
+            (self.stop_at_cap, "--stop-at-cap"),
+            (head_chars && self.max_line_chars.is_some(), "--max-line-chars with --head-chars"),
+        ];
+        match conflicts.iter().find(|(given, _)| *given) {
+            Some((_, name)) => {
+                Err(usage(format!("{name} does not go with --json-items, whose output is JSON as a whole")))
+            }
+            None => Ok(()),
+        }
     }
 
     pub(super) fn into_run(self) -> Result<Run, clap::Error> {
@@ -182,6 +211,8 @@ impl Args {
         options.ignore_case = self.ignore_case;
         options.hide_binary = matches!(self.binary, Some(BinaryArg::Hide));
         options.stop_at_cap = self.stop_at_cap;
+        options.json_items = self.json_items;
+        options.json_string_chars = self.json_string_chars.unwrap_or(capout_core::DEFAULT_JSON_STRING_CHARS);
         Ok(Run { options, command, input: self.input })
     }
 

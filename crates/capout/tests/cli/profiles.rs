@@ -390,7 +390,8 @@ fn a_config_file_of_20000_profiles_is_read_and_any_of_them_used() {
         (String::from_utf8_lossy(&out.stdout).as_ref(), out.stderr.as_slice(), out.status.code()),
         (
             "{\"output\":\"a\\nb\\nc\\nd\\ne\\n\",\"budget\":null,\"cap\":\"head-lines\",\"error\":null,\"exit_code\":0,\
-             \"first\":1,\"last\":5,\"limit\":5,\"matches\":null,\"next_offset\":5,\
+             \"first\":1,\"json_arrays_cut\":null,\"json_documents\":null,\"json_documents_kept\":null,\
+             \"json_ended_at\":null,\"json_items\":null,\"json_items_kept\":null,\"json_strings_cut\":null,\"last\":5,\"limit\":5,\"matches\":null,\"next_offset\":5,\
              \"notice\":\"... (truncated, showing lines 1-5 of 8, next offset 5)\",\"omitted\":3,\
              \"saved_to\":null,\"signal\":null,\"timed_out\":false,\"tokenizer\":null,\"total_bytes\":16,\
              \"total_chars\":16,\"total_lines\":8,\"total_tokens\":null,\"truncated\":true,\"unit\":\"lines\"}\n",

@@ -124,7 +124,9 @@ fn json_speaks_of_rendered_rows() {
             "saved_to": null, "signal": null, "timed_out": false,
             "total_bytes": 26, "total_chars": 26, "total_lines": 2, "truncated": true,
             "unit": "chars", "omitted": 16, "first": null, "last": null, "next_offset": null,
-            "total_tokens": null, "tokenizer": null
+            "total_tokens": null, "tokenizer": null, "json_items_kept": null, "json_items": null,
+            "json_arrays_cut": null, "json_strings_cut": null, "json_documents_kept": null,
+            "json_documents": null, "json_ended_at": null
         })
     );
 }

@@ -84,6 +84,12 @@ pub trait Cap: Send {
     fn past_cap(&self) -> bool {
         false
     }
+
+    /// What the cut of JSON did, for the cap that cuts JSON
+    /// (`--json-items`).
+    fn json(&self) -> Option<crate::JsonCut> {
+        None
+    }
 }
 
 /// The part of the stream a cap cut, as bounds on lines and byte offsets:

@@ -1,6 +1,7 @@
 //! The engine against its model, read splits, patterns and properties.
 
 mod examples;
+mod json;
 mod library;
 mod model;
 mod notices;
