@@ -4,6 +4,7 @@
 //!
 //! Each harness's wire format has a module of its own.
 
+pub mod after;
 pub mod claude_code;
 pub mod codex;
 pub mod gemini;
@@ -148,7 +149,12 @@ pub fn profile(harness: &str) -> &str {
 /// own that only they can read (another user could have planted it).
 pub fn save_dir() -> io::Result<PathBuf> {
     let uid = rustix::process::getuid().as_raw();
-    let dir = std::env::temp_dir().join(format!("capout-{uid}"));
+    private_dir(std::env::temp_dir().join(format!("capout-{uid}")))
+}
+
+/// The folder `dir`, mode 0700, as [`save_dir`] makes and checks its own.
+pub fn private_dir(dir: PathBuf) -> io::Result<PathBuf> {
+    let uid = rustix::process::getuid().as_raw();
     match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
