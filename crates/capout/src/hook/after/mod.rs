@@ -18,6 +18,7 @@
 //! what they share: which profile, and the cut.
 
 pub mod claude_code;
+pub mod gemini;
 
 use std::fs::File;
 use std::io::{self, Read};
