@@ -19,6 +19,7 @@
 
 pub mod claude_code;
 pub mod gemini;
+pub mod opencode;
 
 use std::fs::File;
 use std::io::{self, Read};
