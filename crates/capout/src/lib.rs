@@ -7,6 +7,7 @@
 //! This is the programs' library, not the engine: a harness that embeds
 //! capout depends on `capout-core`, which has none of this.
 
+pub mod app;
 pub mod cli;
 pub mod command;
 pub mod completions;
@@ -15,6 +16,7 @@ pub mod harness;
 pub mod hook;
 pub mod init;
 pub mod json;
+pub mod ledger;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod notice;
@@ -25,3 +27,4 @@ pub mod run;
 pub mod safe_read;
 pub mod seek;
 pub mod signals;
+pub mod stats;

@@ -248,23 +248,30 @@ fn notice_lines(notice: Option<&Notice>, ending: &Ending) -> Vec<Vec<u8>> {
     lines
 }
 
-/// A watcher of what a run reads, beside the run: given each piece that
-/// the input gives, and an empty one at its end, before the run writes
-/// what its cap held back (`capout hook claude-code` keeps the output so
-/// far with it). Set at most once in a process, before its run; unset, a
-/// run reads as it always did.
-pub static TAP: std::sync::OnceLock<Box<Tap>> = std::sync::OnceLock::new();
+/// The watchers of what a run reads, beside the run: each is given every
+/// piece that the input gives, and an empty one at its end, before the
+/// run writes what its cap held back (`capout hook claude-code` keeps the
+/// output so far with one, the ledger counts what came in with another).
+/// Added before the process's run; with none, a run reads as it always
+/// did.
+static TAPS: std::sync::Mutex<Vec<Box<Tap>>> = std::sync::Mutex::new(Vec::new());
 
-/// What [`TAP`] holds.
+/// What a watcher of `TAPS` is.
 pub type Tap = dyn Fn(&[u8]) + Send + Sync;
 
-/// The input of a run, shown to [`TAP`] as it is read.
+/// Adds a watcher of what the process's run reads.
+pub fn tap(watcher: Box<Tap>) {
+    TAPS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(watcher);
+}
+
+/// The input of a run, shown to [`TAPS`] as it is read.
 struct Tapped<'a, R>(&'a mut R);
 
 impl<R: Read> Read for Tapped<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.0.read(buf)?;
-        if let Some(tap) = TAP.get() {
+        let taps = TAPS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for tap in taps.iter() {
             tap(&buf[..n]);
         }
         Ok(n)

@@ -144,12 +144,17 @@ pub fn profile(harness: &str) -> &str {
     }
 }
 
+/// Where the private folder of saved outputs is, made or not: see
+/// [`save_dir`].
+pub fn save_dir_path() -> PathBuf {
+    std::env::temp_dir().join(format!("capout-{}", rustix::process::getuid().as_raw()))
+}
+
 /// The private folder of saved outputs, `$TMPDIR/capout-UID`, mode 0700:
 /// made when missing, and refused when it is not a folder of the user's
 /// own that only they can read (another user could have planted it).
 pub fn save_dir() -> io::Result<PathBuf> {
-    let uid = rustix::process::getuid().as_raw();
-    private_dir(std::env::temp_dir().join(format!("capout-{uid}")))
+    private_dir(save_dir_path())
 }
 
 /// The folder `dir`, mode 0700, as [`save_dir`] makes and checks its own.

@@ -13,6 +13,7 @@ mod hooks_codex;
 mod init;
 mod json_items;
 mod keep;
+mod ledger;
 mod limits;
 mod matches;
 mod mcp_cli;
