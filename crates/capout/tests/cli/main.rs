@@ -1,6 +1,7 @@
 //! The `capout` and `capout-mcp` programs, run as a user runs them.
 
 mod adversarial;
+mod after_tool;
 mod cli;
 mod command;
 mod common;
