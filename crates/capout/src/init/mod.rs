@@ -1,5 +1,6 @@
-//! `capout init HARNESS [--project | --user] [--mcp] [--uninstall]
-//! [--dry-run]`: writes capout into a harness's own configuration.
+//! `capout init HARNESS [--project | --user] [--mcp] [--tools]
+//! [--wrap-mcp] [--uninstall] [--dry-run]`: writes capout into a
+//! harness's own configuration.
 //!
 //! Each harness's module says what capout puts where (a [`Plan`]); one
 //! path (`apply`) carries out every plan: it reads and checks every
@@ -47,6 +48,11 @@ pub struct Options {
     pub scope: Scope,
     /// Also the MCP server.
     pub mcp: bool,
+    /// Also the after-tool hook that bounds every other tool's output.
+    pub tools: bool,
+    /// Also each stdio MCP server of the harness's run under `capout
+    /// --mcp-wrap --`.
+    pub wrap_mcp: bool,
     /// Take capout out again.
     pub uninstall: bool,
     /// Print the change as a diff, write nothing.
@@ -155,6 +161,31 @@ pub enum Kind {
     /// An element of the list at the key path, beside the user's own:
     /// capout's are those whose every `command` string passes the test.
     List(fn(&str) -> bool),
+    /// Every stdio MCP server in the object at the key path, of the
+    /// user's, run under `capout --mcp-wrap --` (the entry's value is
+    /// capout's word): its program and arguments stay as they were, after
+    /// capout's, and come back as they were.
+    Wrap(Launch),
+}
+
+/// How a harness's configuration starts a stdio MCP server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Launch {
+    /// `command` is the program, `args` its arguments (Claude Code,
+    /// Gemini CLI, Codex).
+    CommandArgs,
+    /// `command` is a list, the program and then its arguments, under a
+    /// `type` of `local` (opencode).
+    CommandList,
+}
+
+/// The words that capout puts before a wrapped server's own program.
+pub const WRAP: [&str; 2] = ["--mcp-wrap", "--"];
+
+/// Whether `program` is capout (its server, or a server capout wraps
+/// already): its file name is `capout` or `capout-mcp`.
+pub fn is_capout(program: &str) -> bool {
+    matches!(program.rsplit('/').next(), Some("capout" | "capout-mcp"))
 }
 
 impl Entry {
@@ -163,10 +194,17 @@ impl Entry {
         Entry { keys: keys.iter().map(|k| (*k).to_owned()).collect(), value, kind: Kind::Key }
     }
 
+    /// The stdio servers in the object at `keys`, run under `capout`
+    /// (capout's word in the file).
+    pub fn wrap(keys: Vec<String>, capout: String, launch: Launch) -> Entry {
+        Entry { keys, value: capout.into(), kind: Kind::Wrap(launch) }
+    }
+
     /// What the entry is, for init's report.
     pub fn name(&self) -> String {
         match self.kind {
             Kind::List(_) => format!("capout's hook in {}", self.keys.join(".")),
+            Kind::Wrap(_) => format!("capout --mcp-wrap around the stdio servers in {}", self.keys.join(".")),
             _ => self.keys.join("."),
         }
     }
@@ -244,6 +282,12 @@ struct Args {
     /// Also the MCP server of the tools read, grep and bash (`capout --mcp`)
     #[arg(long)]
     mcp: bool,
+    /// Also the after-tool hook, which bounds the output of MCP tools and web fetches (and the tools the config file's [tools] table names)
+    #[arg(long)]
+    tools: bool,
+    /// Also run each stdio MCP server of the harness's configuration under `capout --mcp-wrap --`
+    #[arg(long)]
+    wrap_mcp: bool,
     /// Take out what init put in, and nothing else
     #[arg(long)]
     uninstall: bool,
@@ -280,6 +324,8 @@ pub fn parse(args: &[OsString]) -> Result<Options, clap::Error> {
         harness: args.harness,
         scope: if args.project { Scope::Project } else { Scope::User },
         mcp: args.mcp,
+        tools: args.tools,
+        wrap_mcp: args.wrap_mcp,
         uninstall: args.uninstall,
         dry_run: args.dry_run,
     })
@@ -322,6 +368,12 @@ fn runs(cx: &Context) -> Result<(), Error> {
             ))
         })?,
     };
+    if cx.opts.wrap_mcp && !cfg!(feature = "mcp") {
+        return Err(Error::CannotRun(
+            "this capout was built without its MCP server (cargo feature mcp), so `capout --mcp-wrap` cannot start"
+                .into(),
+        ));
+    }
     if !cx.opts.mcp {
         return Ok(());
     }

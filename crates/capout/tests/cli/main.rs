@@ -12,6 +12,7 @@ mod harness;
 mod hooks;
 mod hooks_codex;
 mod init;
+mod init_tools;
 mod json_items;
 mod keep;
 mod ledger;
