@@ -376,11 +376,15 @@ def timeout_shows_the_output_so_far(plain, wrapped, allow):
 def main():
     # CAPOUT_HARNESS=NAME runs one harness's cases alone; all by default.
     only = os.environ.get("CAPOUT_HARNESS", "")
+    # (claude-code-tools: the cases of a third-party MCP tool alone.)
     if only in ("", "claude-code"):
         if not os.access(CLAUDE, os.X_OK):
             check("claude-code is installed", False, CLAUDE)
         else:
             claude_cases()
+    if only in ("", "claude-code", "claude-code-tools") and os.access(CLAUDE, os.X_OK):
+        import tools
+        tools.claude_cases(sys.modules[__name__])
     if only in ("", "gemini"):
         import gemini
         gemini.main(sys.modules[__name__])
