@@ -88,7 +88,9 @@ def gemini_call(body, script):
     names = [d.get("name") for t in body.get("tools", []) for d in t.get("functionDeclarations", [])]
     results = sum(1 for c in body.get("contents", []) for p in c.get("parts", []) if "functionResponse" in p)
     if "run_shell_command" in names or any(n and n.startswith("mcp_") for n in names):
-        return script.answered(results)
+        call = script.answered(results)
+        # A call made from what the harness sent back so far.
+        return call(body) if callable(call) else call
     return None
 
 

@@ -1,9 +1,9 @@
-"""Every tool bounded, inside real Claude Code: the model calls a
+"""Every tool bounded, inside the real harnesses: the model calls a
 third-party MCP server's tools (third.py) whose results are 100,000
 lines of text and a JSON document of 20,000 items, in a home without
-capout, one with `capout init claude-code --tools` (the PostToolUse hook)
-and one with `capout init claude-code --wrap-mcp` (the server under
-capout's proxy). Prints what reaches the model in each."""
+capout, one with `capout init HARNESS --tools` (the after-tool hook) and
+one with `capout init HARNESS --wrap-mcp` (the server under capout's
+proxy). Prints what reaches the model in each."""
 
 import json
 import os
@@ -113,3 +113,80 @@ def claude_cases(harness):
     servers = json.load(open(config)).get("mcpServers")
     H.check("claude-code: init --wrap-mcp --uninstall gives the server back as it was",
             p.returncode == 0 and servers == json.loads(before)["mcpServers"], p.stdout + p.stderr + repr(servers))
+
+
+def gemini_home(G, *init):
+    """A Gemini CLI home whose user settings run third.py, set up by
+    `capout init gemini INIT...` when INIT is given."""
+    h = H.Home()
+    os.makedirs(os.path.join(h.dir, ".gemini"))
+    server = json.dumps({"third": {"command": "python3", "args": [THIRD], "trust": True}})
+    h.settings = G.SETTINGS.replace('  "tools":', f'  "mcpServers": {server},\n  "tools":')
+    with open(os.path.join(h.dir, ".gemini", "settings.json"), "w") as f:
+        f.write(h.settings)
+    if init:
+        p = h.init("gemini", *init)
+        H.check(f"gemini: init {' '.join(init)} succeeds", p.returncode == 0, p.stdout + p.stderr)
+    return h
+
+
+def inside(text):
+    """What Gemini CLI gave the model inside <untrusted_context>."""
+    m = re.fullmatch(r"(?s)<untrusted_context>\n(.*)\n</untrusted_context>", text or "")
+    return m.group(1) if m else None
+
+
+def next_line_of(body):
+    """The model's second call in Gemini CLI: read_file (with --tools) or
+    capout_page (with --wrap-mcp) on the file the first result named."""
+    text = ""
+    for c in body.get("contents", []):
+        for part in c.get("parts", []):
+            if "functionResponse" in part:
+                text = part["functionResponse"]["response"].get("output", "")
+    m = re.search(NOTICE, text)
+    path = m.group(1) if m else ""
+    if "capout-mcp-wrap-" in path:
+        return ("mcp_third_capout_page", {"path": path, "offset": 902, "limit": 3})
+    return ("read_file", {"file_path": path, "start_line": 903, "end_line": 905})
+
+
+def gemini_cases(harness):
+    global H
+    H = harness
+    import gemini as G
+    if not G.setup(harness):
+        H.check("gemini is installed", False, G.GEMINI)
+        return
+    print("# Gemini CLI: a third-party MCP tool")
+    plain, hooked, wrapped = gemini_home(G), gemini_home(G, "--tools"), gemini_home(G, "--wrap-mcp")
+    for tool, n in (("lines", 100000), ("json_document", 20000)):
+        for label, h in (("without capout", plain), ("with --tools", hooked), ("with --wrap-mcp", wrapped)):
+            r = G.gemini(h, [(f"mcp_third_{tool}", {"n": n})])
+            print(f"     {tool} {n} {label}: {short(r[0]) if r else None}")
+    r = G.gemini(plain, [("mcp_third_lines", {"n": 100000})])
+    H.check("gemini: without capout, 100,000 lines of an MCP tool reach the model as its own cut",
+            len(r) == 1 and r[0].startswith("Output too large. Showing first 8,000 and last 32,000 characters."),
+            repr(r)[:300])
+    for label, h in (("--tools", hooked), ("--wrap-mcp", wrapped)):
+        r = G.gemini(h, [("mcp_third_lines", {"n": 100000}), next_line_of])
+        saved = bounded(inside(r[0])) if r else None
+        H.check(f"gemini {label}: 100,000 lines of an MCP tool reach the model bounded, with the notice",
+                saved is not None and (h is wrapped or open(saved).read() == LINES), repr(r)[:300])
+        H.check(f"gemini {label}: the model reads the next lines of the saved output",
+                len(r) == 2 and re.search(r"line 903\n(   904\t)?line 904\n(   905\t)?line 905\b", r[1]) is not None
+                and "line 902\n" not in r[1], repr(r[1:])[:300])
+        r = G.gemini(h, [("mcp_third_json_document", {"n": 20000})])
+        doc, _, notice = (inside(r[0]) if r else "" or "").rstrip("\n").rpartition("\n")
+        try:
+            items = json.loads(doc)["items"]
+        except (ValueError, KeyError, TypeError):
+            items = None
+        H.check(f"gemini {label}: a 20,000-item JSON document stays JSON, with the notice",
+                bool(items) and items == [{"id": i, "name": f"item {i}"} for i in range(len(items))]
+                and notice.startswith("... (truncated JSON: kept "), repr(r)[-300:])
+    for flag, h in (("--tools", hooked), ("--wrap-mcp", wrapped)):
+        p = h.init("gemini", flag, "--uninstall")
+        after = open(os.path.join(h.dir, ".gemini", "settings.json")).read()
+        H.check(f"gemini: init {flag} --uninstall gives settings.json back byte for byte",
+                p.returncode == 0 and after == h.settings, p.stdout + p.stderr + after)
