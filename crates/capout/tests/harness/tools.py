@@ -8,6 +8,7 @@ proxy). Prints what reaches the model in each."""
 import json
 import os
 import re
+import subprocess
 
 H = None  # the harness module (harness.py), given to claude_cases()
 THIRD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "third.py")
@@ -190,3 +191,75 @@ def gemini_cases(harness):
         after = open(os.path.join(h.dir, ".gemini", "settings.json")).read()
         H.check(f"gemini: init {flag} --uninstall gives settings.json back byte for byte",
                 p.returncode == 0 and after == h.settings, p.stdout + p.stderr + after)
+
+
+def codex_next_page(body):
+    """The model's second call in Codex: capout_page on the file the first
+    result named."""
+    text = ""
+    for item in body.get("input", []):
+        if isinstance(item, dict) and item.get("type", "").endswith("call_output"):
+            out = item.get("output")
+            text = "\n".join(x.get("text", "") for x in out) if isinstance(out, list) else out or ""
+    m = re.search(NOTICE, text)
+    return ("mcp__third.capout_page", {"path": m.group(1) if m else "", "offset": 902, "limit": 3})
+
+
+def codex_text(result):
+    """An MCP tool's text in Codex's tool result, after its `Output:` line."""
+    return result.removeprefix("Output:\n")
+
+
+def codex_cases(harness):
+    global H
+    H = harness
+    import codex as C
+    C.H = harness
+    if not os.access(C.codex_path(H.TOOLS), os.X_OK):
+        H.check("codex is installed", False, C.codex_path(H.TOOLS))
+        return
+    print("# Codex CLI: a third-party MCP tool")
+    server = f'\n[mcp_servers.third]\ncommand = "python3"\nargs = ["{THIRD}"]\ndefault_tools_approval_mode = "approve"\n'
+    plain, wrapped = H.Home(), H.Home()
+    for h in (plain, wrapped):
+        os.makedirs(os.path.join(h.dir, ".codex"))
+        h.config = C.CONFIG.format(url=H.URL) + server
+        with open(os.path.join(h.dir, ".codex", "config.toml"), "w") as f:
+            f.write(h.config)
+    p = wrapped.init("codex", "--tools")
+    H.check("codex: init --tools is refused and names --wrap-mcp", p.returncode == 1 and "--wrap-mcp" in p.stderr,
+            p.stdout + p.stderr)
+    p = subprocess_init(wrapped, C, "--wrap-mcp")
+    H.check("codex: init --wrap-mcp succeeds", p.returncode == 0, p.stdout + p.stderr)
+    for tool, n in (("lines", 100000), ("json_document", 20000)):
+        for label, h in (("without capout", plain), ("with --wrap-mcp", wrapped)):
+            r = C.codex(h, [(f"mcp__third.{tool}", {"n": n})])
+            print(f"     {tool} {n} {label}: {short(r[0]) if r else None}")
+    r = C.codex(plain, [("mcp__third.lines", {"n": 100000})])
+    H.check("codex: without capout, 100,000 lines of an MCP tool reach the model as Codex's own head and tail",
+            len(r) == 1 and codex_text(r[0]).startswith("line 1\n") and r[0].endswith("line 100000\n")
+            and len(r[0]) < 20000 and "capout" not in r[0], repr(r)[:300])
+    r = C.codex(wrapped, [("mcp__third.lines", {"n": 100000}), codex_next_page])
+    H.check("codex --wrap-mcp: 100,000 lines of an MCP tool reach the model bounded, with the notice",
+            len(r) >= 1 and bounded(codex_text(r[0])) is not None, repr(r)[:300])
+    H.check("codex --wrap-mcp: capout_page returns the next page of the saved result",
+            len(r) == 2 and "   903\tline 903\n   904\tline 904\n   905\tline 905\n" in r[1], repr(r[1:])[:300])
+    r = C.codex(wrapped, [("mcp__third.json_document", {"n": 20000})])
+    doc, _, notice = codex_text(r[0] if r else "").rstrip("\n").rpartition("\n")
+    try:
+        items = json.loads(doc)["items"]
+    except (ValueError, KeyError, TypeError):
+        items = None
+    H.check("codex --wrap-mcp: a 20,000-item JSON document stays JSON, with the notice",
+            bool(items) and items == [{"id": i, "name": f"item {i}"} for i in range(len(items))]
+            and notice.startswith("... (truncated JSON: kept "), repr(r)[-300:])
+    p = subprocess_init(wrapped, C, "--wrap-mcp", "--uninstall")
+    after = open(os.path.join(wrapped.dir, ".codex", "config.toml")).read()
+    H.check("codex: init --wrap-mcp --uninstall gives config.toml back byte for byte",
+            p.returncode == 0 and after == wrapped.config, p.stdout + p.stderr + after)
+
+
+def subprocess_init(h, C, *args):
+    """`capout init codex ARGS` in the home `h`, with Codex's folder."""
+    return subprocess.run([H.CAPOUT, "init", "codex", *args], cwd=h.proj, env=C.env(h), capture_output=True,
+                          text=True, timeout=60)
