@@ -376,8 +376,8 @@ def timeout_shows_the_output_so_far(plain, wrapped, allow):
 def main():
     # CAPOUT_HARNESS=NAME runs one harness's cases alone; all by default.
     only = os.environ.get("CAPOUT_HARNESS", "")
-    # (claude-code-tools, gemini-tools, codex-tools: the cases of a
-    # third-party MCP tool alone.)
+    # (claude-code-tools, gemini-tools, codex-tools, opencode-tools: the
+    # cases of a third-party MCP tool alone.)
     if only in ("", "claude-code"):
         if not os.access(CLAUDE, os.X_OK):
             check("claude-code is installed", False, CLAUDE)
@@ -401,6 +401,9 @@ def main():
     if only in ("", "opencode"):
         import opencode
         opencode.run_cases(sys.modules[__name__])
+    if only in ("", "opencode", "opencode-tools"):
+        import tools
+        tools.opencode_cases(sys.modules[__name__])
     print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
     sys.exit(1 if RESULTS["failed"] else 0)
 

@@ -142,6 +142,9 @@ def chat(handler, body, script):
     tools = [t.get("function", {}).get("name") for t in body.get("tools", [])]
     results = sum(1 for m in body.get("messages", []) if m.get("role") == "tool")
     call = script.answered(results) if "bash" in tools else None
+    if callable(call):
+        # A call made from what the harness sent back so far.
+        call = call(body)
     cid = "chatcmpl-" + uuid.uuid4().hex[:20]
     base = {"id": cid, "object": "chat.completion.chunk", "created": 0, "model": body.get("model", "m")}
     if call is None:

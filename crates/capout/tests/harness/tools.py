@@ -263,3 +263,101 @@ def subprocess_init(h, C, *args):
     """`capout init codex ARGS` in the home `h`, with Codex's folder."""
     return subprocess.run([H.CAPOUT, "init", "codex", *args], cwd=h.proj, env=C.env(h), capture_output=True,
                           text=True, timeout=60)
+
+
+def opencode_cases(harness):
+    global H
+    H = harness
+    opencode = os.path.join(H.TOOLS, "node_modules", ".bin", "opencode")
+    if not os.access(opencode, os.X_OK):
+        H.check("opencode is installed", False, opencode)
+        return
+    print("# opencode: a third-party MCP tool")
+
+    def env(home):
+        e = H.on_path(home.env())
+        for name, path in (("XDG_CONFIG_HOME", ".config"), ("XDG_DATA_HOME", ".local/share"),
+                           ("XDG_CACHE_HOME", ".cache"), ("XDG_STATE_HOME", ".local/state")):
+            e[name] = os.path.join(home.dir, path)
+        for name in ("AUTOUPDATE", "MODELS_FETCH", "LSP_DOWNLOAD", "DEFAULT_PLUGINS", "SHARE", "CLAUDE_CODE"):
+            e[f"OPENCODE_DISABLE_{name}"] = "1"
+        return e
+
+    def run(home, calls):
+        """Runs opencode on `calls`; the tool results it sent back."""
+        H.SCRIPT.reset(calls)
+        p = subprocess.run([opencode, "run", "go", "--format", "json"], cwd=home.proj, env=env(home),
+                           capture_output=True, text=True, timeout=300)
+        with H.SCRIPT.lock:
+            asked = [r["body"] for r in H.SCRIPT.requests if r["body"].get("tools")]
+        results = []
+        for m in (asked[-1] if asked else {}).get("messages", []):
+            if m.get("role") == "tool":
+                c = m.get("content")
+                results.append("".join(x.get("text", "") for x in c) if isinstance(c, list) else c)
+        if len(results) != len(calls):
+            print(f"     opencode exited {p.returncode}: {p.stdout[-600:]} {p.stderr[-600:]}")
+        return results
+
+    def init(home, *args):
+        return subprocess.run([H.CAPOUT, "init", "opencode", *args], cwd=home.proj, env=env(home),
+                              capture_output=True, text=True, timeout=60)
+
+    def next_page(body):
+        text = ""
+        for m in body.get("messages", []):
+            if m.get("role") == "tool":
+                c = m.get("content")
+                text = "".join(x.get("text", "") for x in c) if isinstance(c, list) else c or ""
+        m = re.search(NOTICE, text)
+        path = m.group(1) if m else ""
+        if "capout-mcp-wrap-" in path:
+            return ("third_capout_page", {"path": path, "offset": 902, "limit": 3})
+        return ("read", {"filePath": path, "offset": 903, "limit": 3})
+
+    config = json.dumps({
+        "$schema": "https://opencode.ai/config.json", "model": "local/m", "small_model": "local/m",
+        "autoupdate": False, "share": "disabled", "permission": {"bash": "allow", "read": "allow",
+                                                                  "external_directory": "allow"},
+        "provider": {"local": {"npm": "@ai-sdk/openai-compatible", "name": "local",
+                               "options": {"baseURL": H.URL + "/v1", "apiKey": "sk-test"},
+                               "models": {"m": {"name": "m", "tool_call": True}}}},
+        "mcp": {"third": {"type": "local", "command": ["python3", THIRD], "enabled": True}},
+    }, indent=2) + "\n"
+    plain, hooked, wrapped = H.Home(), H.Home(), H.Home()
+    for home in (plain, hooked, wrapped):
+        os.makedirs(os.path.join(home.dir, ".config", "opencode"))
+        with open(os.path.join(home.dir, ".config", "opencode", "opencode.json"), "w") as f:
+            f.write(config)
+    for flag, home in (("--tools", hooked), ("--wrap-mcp", wrapped)):
+        p = init(home, flag)
+        H.check(f"opencode: init {flag} succeeds", p.returncode == 0, p.stdout + p.stderr)
+    for tool, n in (("lines", 100000), ("json_document", 20000)):
+        for label, home in (("without capout", plain), ("with --tools", hooked), ("with --wrap-mcp", wrapped)):
+            r = run(home, [(f"third_{tool}", {"n": n})])
+            print(f"     {tool} {n} {label}: {short(r[0]) if r else None}")
+    r = run(plain, [("third_lines", {"n": 100000})])
+    H.check("opencode: without capout, 100,000 lines of an MCP tool reach the model as its own cut",
+            len(r) == 1 and r[0].startswith("line 1\n") and "showing first 8000 chars" not in r[0], repr(r)[:300])
+    for label, home in (("--tools", hooked), ("--wrap-mcp", wrapped)):
+        r = run(home, [("third_lines", {"n": 100000}), next_page])
+        saved = bounded(r[0]) if r else None
+        H.check(f"opencode {label}: 100,000 lines of an MCP tool reach the model bounded, with the notice",
+                saved is not None and (home is wrapped or open(saved).read() == LINES), repr(r)[:300])
+        H.check(f"opencode {label}: the model reads the next lines of the saved output",
+                len(r) == 2 and re.search(r"903[:\t] ?line 903\n\s*904[:\t] ?line 904\n\s*905[:\t] ?line 905\b", r[1]) is not None,
+                repr(r[1:])[:300])
+        r = run(home, [("third_json_document", {"n": 20000})])
+        doc, _, notice = (r[0] if r else "").rstrip("\n").rpartition("\n")
+        try:
+            items = json.loads(doc)["items"]
+        except (ValueError, KeyError, TypeError):
+            items = None
+        H.check(f"opencode {label}: a 20,000-item JSON document stays JSON, with the notice",
+                bool(items) and items == [{"id": i, "name": f"item {i}"} for i in range(len(items))]
+                and notice.startswith("... (truncated JSON: kept "), repr(r)[-300:])
+    for flag, home in (("--tools", hooked), ("--wrap-mcp", wrapped)):
+        p = init(home, flag, "--uninstall")
+        after = open(os.path.join(home.dir, ".config", "opencode", "opencode.json")).read()
+        H.check(f"opencode: init {flag} --uninstall gives opencode.json back byte for byte",
+                p.returncode == 0 and after == config, p.stdout + p.stderr + after)
