@@ -298,3 +298,43 @@ fn opencode_leaves_its_own_read_tool_alone_and_the_tools_table_names_it() {
 fn saves(home: &Path) -> PathBuf {
     home.join(format!("tmp/capout-{}", rustix::process::getuid().as_raw()))
 }
+
+#[test]
+fn a_bounded_tool_output_gets_its_line_in_the_ledger() {
+    let home = home();
+    let long = lines(100_000);
+    let event = claude_event(home.path(), "mcp__third__lines", &json!([{"type": "text", "text": long}]));
+    let state = home.path().join("state");
+    let mut child = capout_std()
+        .args(["hook", "claude-code"])
+        .env("HOME", home.path())
+        .env("TMPDIR", home.path().join("tmp"))
+        .env("XDG_STATE_HOME", &state)
+        .env_remove("CAPOUT_LEDGER")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, event.as_bytes()));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(out.status.success());
+    let saved = only_file(&saves(home.path()));
+    let ledger = std::fs::read_to_string(state.join("capout/ledger.jsonl")).unwrap();
+    let line: Value = serde_json::from_str(ledger.trim_end()).unwrap();
+    assert_eq!(ledger.lines().count(), 1);
+    assert_eq!(
+        (&line["front"], &line["harness"], &line["tool"], &line["command"], &line["cut"]),
+        (
+            &json!("hook"),
+            &json!("claude-code"),
+            &json!("mcp__third__lines"),
+            &json!("mcp__third__lines"),
+            &json!(true)
+        )
+    );
+    assert_eq!(line["chars_in"], long.chars().count());
+    assert_eq!(line["chars_shown"], bounded(&long, &saved).chars().count());
+    assert_eq!(line["saved"], saved.display().to_string());
+}

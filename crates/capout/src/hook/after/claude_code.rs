@@ -40,7 +40,16 @@ pub fn answer(text: &str, dir: Result<&Path, &str>) -> Result<String, String> {
     let Some(response) = event.get("tool_response") else {
         return Err("left alone: the event has no tool_response".into());
     };
-    let cut = |input: &Input| super::cut(&profile, file.as_ref(), input, dir).map(|cut| cut.map(|c| c.text));
+    let cut = |input: &Input| {
+        super::cut(
+            &profile,
+            file.as_ref(),
+            input,
+            dir,
+            Some(super::Call { harness: "claude-code", tool: name }),
+        )
+        .map(|cut| cut.map(|c| c.text))
+    };
     let updated = match response {
         Value::String(s) => {
             let saved = (tool.kind == Kind::Mcp).then(|| held_back(s, field("transcript_path"))).flatten();

@@ -69,7 +69,10 @@ pub fn answer(text: &str, gemini_dir: &Path) -> Result<String, String> {
     let (output, wrapped) = output(response.get("llmContent").unwrap_or(&Value::Null))?;
     let folder = folder(field("transcript_path"), gemini_dir)?;
     let dir = crate::hook::private_dir(folder.clone()).map_err(|e| format!("left alone: {e}"))?;
-    let Some(cut) = super::cut(&profile, file.as_ref(), &Input::Text(output.as_bytes()), Ok(&dir))? else {
+    let call = super::Call { harness: "gemini", tool: name };
+    let Some(cut) =
+        super::cut(&profile, file.as_ref(), &Input::Text(output.as_bytes()), Ok(&dir), Some(call))?
+    else {
         return Err(format!("left alone: the output of {name} fits profile {profile}"));
     };
     let mut view = fit_lines(&cut.text);

@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use capout_core::{NoticeTarget, SaveTo};
 use rustix::fs::{FileType, Mode, OFlags};
 
+use crate::ledger::Count;
 use crate::profiles::{self, ConfigFile, ToolRule};
 
 /// The largest hook event read: a harness that hands a hook the whole of
@@ -104,16 +105,83 @@ pub enum Input<'a> {
 /// costs no file.
 const HELD: usize = 64 * 1024;
 
+/// A call as the ledger names it: the harness, and the tool's name there.
+#[derive(Clone, Copy, Debug)]
+pub struct Call<'a> {
+    /// The harness (`claude-code`, `gemini`, `opencode`).
+    pub harness: &'a str,
+    /// The tool's name in the harness.
+    pub tool: &'a str,
+}
+
 /// `input` bounded by the profile `profile` (of `file`, else built in),
 /// the whole saved in `dir` when it is cut; `None` when it fits and is
 /// left as it is. Without a folder (`dir` says why) the output is still
-/// bounded, and its notice names no file.
+/// bounded, and its notice names no file. With a `call`, the ledger gets
+/// its line (when it is on).
 pub fn cut(
     profile: &str,
     file: Option<&ConfigFile>,
     input: &Input,
     dir: Result<&Path, &str>,
+    call: Option<Call>,
 ) -> Result<Option<Cut>, String> {
+    let started = std::time::Instant::now();
+    let call = call.filter(|_| crate::ledger::enabled());
+    let mut read = Count::default();
+    let got = bound(profile, file, input, dir, call.is_some().then_some(&mut read))?;
+    if let Some(call) = call {
+        let (chars_in, tokens_in) = read.totals();
+        let (chars_shown, tokens_shown) = match &got {
+            Some(cut) => {
+                let mut shown = Count::default();
+                shown.add(cut.text.as_bytes());
+                shown.totals()
+            }
+            None => (chars_in, tokens_in),
+        };
+        let entry = crate::ledger::Entry {
+            harness: Some(call.harness.to_owned()),
+            chars_in,
+            tokens_in,
+            chars_shown,
+            tokens_shown,
+            cut: got.is_some(),
+            saved: got.as_ref().and_then(|c| c.saved.as_ref()).map(|p| p.display().to_string()),
+            ..crate::ledger::Entry::new("hook", call.tool).command(call.tool)
+        };
+        crate::ledger::append(&entry.took(started.elapsed()));
+    }
+    Ok(got)
+}
+
+/// A reader that counts what it reads, when it has a count.
+struct Counted<'a, R> {
+    inner: R,
+    count: Option<&'a mut Count>,
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(count) = self.count.as_deref_mut() {
+            count.add(&buf[..n]);
+        }
+        Ok(n)
+    }
+}
+
+/// [`cut`] without the ledger: `read`, when given, counts the input.
+fn bound(
+    profile: &str,
+    file: Option<&ConfigFile>,
+    input: &Input,
+    dir: Result<&Path, &str>,
+    mut read: Option<&mut Count>,
+) -> Result<Option<Cut>, String> {
+    if let (Input::Text(text), Some(read)) = (input, read.as_deref_mut()) {
+        read.add(text);
+    }
     let mut options = profiles::config_with(file, profile)?;
     // The model reads the notice with the output; no live count, no JSON
     // object around it.
@@ -141,7 +209,8 @@ pub fn cut(
     let (out, summary) = match input {
         Input::Text(text) => run(&options, *text)?,
         Input::File(path) => {
-            run(&options, open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?)?
+            let file = open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            run(&options, Counted { inner: file, count: read })?
         }
     };
     if let Some(e) = &summary.save_error {
@@ -296,10 +365,10 @@ pub(super) mod tests {
     #[test]
     fn an_output_that_fits_is_left_and_one_that_does_not_is_cut_and_saved() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(cut("tool", None, &Input::Text(b"short\n"), Ok(dir.path())), Ok(None));
+        assert_eq!(cut("tool", None, &Input::Text(b"short\n"), Ok(dir.path()), None), Ok(None));
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
         let long = lines(100_000);
-        let cut = cut("tool", None, &Input::Text(long.as_bytes()), Ok(dir.path())).unwrap().unwrap();
+        let cut = cut("tool", None, &Input::Text(long.as_bytes()), Ok(dir.path()), None).unwrap().unwrap();
         let saved = cut.saved.unwrap();
         assert_eq!(std::fs::read_to_string(&saved).unwrap(), long);
         assert_eq!(
@@ -316,7 +385,7 @@ pub(super) mod tests {
     fn without_a_folder_the_cut_names_no_file() {
         let long = "x".repeat(100_000);
         for text in [long.as_bytes(), &long.as_bytes()[..9000]] {
-            let cut = cut("tool", None, &Input::Text(text), Err("no folder")).unwrap().unwrap();
+            let cut = cut("tool", None, &Input::Text(text), Err("no folder"), None).unwrap().unwrap();
             assert_eq!(cut.text, format!("{}\n... (truncated, showing first 8000 chars)\n", &long[..8000]));
             assert_eq!(cut.saved, None);
         }
@@ -327,7 +396,7 @@ pub(super) mod tests {
         let items: Vec<String> = (0..20_000).map(|i| format!("{{\"id\": {i}}}")).collect();
         let doc = format!("{{\"items\": [{}]}}", items.join(", "));
         let dir = tempfile::tempdir().unwrap();
-        let cut = cut("tool", None, &Input::Text(doc.as_bytes()), Ok(dir.path())).unwrap().unwrap();
+        let cut = cut("tool", None, &Input::Text(doc.as_bytes()), Ok(dir.path()), None).unwrap().unwrap();
         let (document, notice) = cut.text.trim_end().rsplit_once('\n').unwrap();
         let value: serde_json::Value = serde_json::from_str(document).unwrap();
         assert_eq!(value["items"].as_array().unwrap().len(), 50);
@@ -340,12 +409,12 @@ pub(super) mod tests {
         let out = dir.path().join("out.txt");
         std::fs::write(&out, "y".repeat(20_000)).unwrap();
         let saved = tempfile::tempdir().unwrap();
-        let cut = cut("tool", None, &Input::File(&out), Ok(saved.path())).unwrap().unwrap();
+        let cut = cut("tool", None, &Input::File(&out), Ok(saved.path()), None).unwrap().unwrap();
         assert!(cut.text.starts_with(&"y".repeat(8000)));
         let link = dir.path().join("link.txt");
         std::os::unix::fs::symlink(&out, &link).unwrap();
         assert!(
-            super::cut("tool", None, &Input::File(&link), Ok(saved.path()))
+            super::cut("tool", None, &Input::File(&link), Ok(saved.path()), None)
                 .unwrap_err()
                 .starts_with("cannot read ")
         );

@@ -40,7 +40,14 @@ pub fn answer(event: &Value, dir: Result<&std::path::Path, &str>) -> Result<Stri
     let profile = super::profile_for(file.as_ref(), &tool).map_err(|why| format!("left alone: {why}"))?;
     let output = event.get("output").ok_or("left alone: the event has no output")?;
     let cut = |text: &str| {
-        super::cut(&profile, file.as_ref(), &Input::Text(text.as_bytes()), dir).map(|c| c.map(|c| c.text))
+        super::cut(
+            &profile,
+            file.as_ref(),
+            &Input::Text(text.as_bytes()),
+            dir,
+            Some(super::Call { harness: "opencode", tool: name }),
+        )
+        .map(|c| c.map(|c| c.text))
     };
     let reply = if mcp {
         let blocks =
