@@ -9,11 +9,12 @@
 
 use std::io::{self, Write};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use capout_core::Options;
 use capout_core::internals::incomplete_suffix;
-use capout_core::{CapSpec, Limit, Options, Summary};
 
+use crate::facts::Facts;
 use crate::run::{Error, Ran};
 
 /// What the object starts with: the `output` field, up to its text.
@@ -50,8 +51,8 @@ impl<'a> Object<'a> {
         Ok(())
     }
 
-    /// Ends the object: with the summary's fields, or with the error that
-    /// stopped the run, which is returned too.
+    /// Ends the object: with the facts of the run, or with the error that
+    /// stopped it, which is returned too.
     pub fn end(
         mut self,
         config: &Options,
@@ -59,17 +60,11 @@ impl<'a> Object<'a> {
         err: &mut dyn Write,
     ) -> Result<Ran, Error> {
         let flushed = self.finish_output().and_then(|()| err.flush());
-        let end = match &ran {
-            Ok(ran) => End {
-                ran: Some(ran),
-                exit_code: ran.ending.exit_code,
-                error: ran.summary.save_error.as_ref().map(ToString::to_string),
-            },
-            Err(e) => End { ran: None, exit_code: i32::from(e.exit().code()), error: Some(e.to_string()) },
+        let facts = match &ran {
+            Ok(ran) => Facts::of(config, ran),
+            Err(e) => Facts::of_error(config, i32::from(e.exit().code()), e.to_string()),
         };
-        let out = self.out;
-        let written =
-            flushed.and_then(|()| writeln!(out, "{}", fields(config, &end))).and_then(|()| out.flush());
+        let written = flushed.and_then(|()| end_object(self.out, &facts));
         // The error that stopped the run comes first; writing the object
         // may well fail the same way after it.
         ran.and_then(|ran| written.map(|()| ran).map_err(|e| Error::Run(capout_core::Error::Write(e))))
@@ -100,84 +95,15 @@ impl Write for Object<'_> {
     }
 }
 
-/// How a run ended, for the fields after `output`.
-struct End<'a> {
-    /// What the run did; `None` when an error stopped it before the end
-    /// of its input, and the totals are not known.
-    ran: Option<&'a Ran>,
-    /// The status capout exits with.
-    exit_code: i32,
-    /// The message of the error, when there was one.
-    error: Option<String>,
-}
-
-/// The unit the cap counts in, as `{unit}` names it.
-fn unit(config: &Options) -> &'static str {
-    match config.cap {
-        CapSpec::TailChars(_) | CapSpec::HeadChars(_) | CapSpec::HeadTailChars(..) => config.unit.name(),
-        CapSpec::HeadLines { .. } | CapSpec::TailLines(_) | CapSpec::HeadTailLines(..) => "lines",
-        CapSpec::MaxMatches(_) => "matches",
-        CapSpec::TailTokens(_) | CapSpec::HeadTokens(_) | CapSpec::HeadTailTokens(..) => "tokens",
-    }
-}
-
-/// What ends the object: the end of the `output` string, then the other
-/// fields. Invalid UTF-8 is written as U+FFFD.
-fn fields(config: &Options, end: &End) -> String {
-    let End { ran, exit_code, error } = end;
-    let summary = ran.map(|r| &r.summary);
-    let notice = ran
-        .and_then(Ran::notice_lines)
-        .map(|lines| String::from_utf8_lossy(&lines.join(&b'\n')).into_owned());
-    let limit = match config.cap.limit() {
-        Limit::One(n) => json!(n),
-        Limit::Pair(h, t) => json!([h, t]),
-    };
-    // The counts of the cut of JSON, when the input was cut as JSON; where
-    // its JSON ended, when it was not JSON to its end.
-    let json_cut = summary.and_then(|r| r.json);
-    let cut_as_json = json_cut.filter(|j| j.ended_at.is_none());
-    let count = |f: fn(&capout_core::JsonCut) -> u64| json!(cut_as_json.as_ref().map(f));
-    // Sorted by name, whatever serde_json's features: its Map keeps the
-    // order of insertion once another crate of the build turns on
-    // `preserve_order`.
-    let fields = std::collections::BTreeMap::<String, Value>::from_iter([
-        ("notice".to_owned(), json!(notice)),
-        ("truncated".to_owned(), json!(summary.is_some_and(|r| r.truncated))),
-        ("cap".to_owned(), json!(config.cap.name())),
-        ("limit".to_owned(), limit),
-        ("budget".to_owned(), json!(config.budget)),
-        ("total_bytes".to_owned(), json!(summary.map(|r| r.totals.bytes()))),
-        ("total_chars".to_owned(), json!(summary.and_then(|r| r.totals.chars()))),
-        ("total_lines".to_owned(), json!(summary.and_then(|r| r.totals.lines()))),
-        ("matches".to_owned(), json!(summary.and_then(|r| r.matches))),
-        ("unit".to_owned(), json!(unit(config))),
-        ("omitted".to_owned(), json!(summary.and_then(|r| if r.truncated { r.omitted } else { Some(0) }))),
-        ("first".to_owned(), json!(summary.and_then(Summary::page).map(|p| p.first))),
-        ("last".to_owned(), json!(summary.and_then(Summary::page).map(|p| p.last))),
-        ("next_offset".to_owned(), json!(summary.and_then(Summary::page).map(|p| p.next_offset))),
-        ("total_tokens".to_owned(), json!(summary.and_then(|r| r.total_tokens))),
-        ("tokenizer".to_owned(), json!(config.cap.is_token_cap().then(|| config.tokenizer.name()))),
-        ("json_items_kept".to_owned(), count(|j| j.items_kept)),
-        ("json_items".to_owned(), count(|j| j.items)),
-        ("json_arrays_cut".to_owned(), count(|j| j.arrays_cut)),
-        ("json_strings_cut".to_owned(), count(|j| j.strings_cut)),
-        ("json_documents_kept".to_owned(), count(|j| j.documents_kept)),
-        ("json_documents".to_owned(), count(|j| j.documents)),
-        ("json_ended_at".to_owned(), json!(json_cut.and_then(|j| j.ended_at))),
-        ("exit_code".to_owned(), json!(exit_code)),
-        ("signal".to_owned(), json!(ran.and_then(|r| r.ending.signal))),
-        ("timed_out".to_owned(), json!(ran.is_some_and(|r| r.ending.timed_out.is_some()))),
-        (
-            "saved_to".to_owned(),
-            json!(summary.and_then(|r| r.saved_to.as_ref()).map(|p| p.display().to_string())),
-        ),
-        ("error".to_owned(), json!(error)),
-    ]);
-    // A map of strings to values always serializes.
-    let object = serde_json::to_string(&fields).unwrap_or_else(|_| "{}".to_owned());
-    // `{"notice":...}` becomes `","notice":...}`: the output string ends.
-    format!("\",{}", &object[1..])
+/// What ends the object: the end of the `output` string, then the facts,
+/// their names sorted ([`Facts`] declares them so), and a newline.
+fn end_object(out: &mut dyn Write, facts: &Facts) -> io::Result<()> {
+    let object = serde_json::to_vec(facts).map_err(io::Error::other)?;
+    // `{"budget":...}` goes on from the output string as `","budget":...}`.
+    out.write_all(b"\",")?;
+    out.write_all(&object[1..])?;
+    out.write_all(b"\n")?;
+    out.flush()
 }
 
 #[cfg(test)]
