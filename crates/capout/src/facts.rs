@@ -3,7 +3,7 @@
 //! hold. One type, serialised with serde, so that a fact is added in one
 //! place and every face has it.
 
-use capout_core::{CapSpec, Limit, Options};
+use capout_core::{CapSpec, Limit, Options, Summary};
 use serde::{Serialize, Serializer};
 
 use crate::run::Ran;
@@ -80,9 +80,22 @@ pub struct Facts {
 }
 
 impl Facts {
-    /// The facts of a run that read its input to its end.
+    /// The facts of a run that read its input to its end: those of its
+    /// filter, with the notice lines its command's ending adds and how
+    /// it ended.
     pub fn of(options: &Options, ran: &Ran) -> Facts {
-        let summary = &ran.summary;
+        Facts {
+            exit_code: ran.ending.exit_code,
+            notice: ran.notice_lines().map(|lines| String::from_utf8_lossy(&lines.join(&b'\n')).into_owned()),
+            signal: ran.ending.signal,
+            timed_out: ran.ending.timed_out.is_some(),
+            ..Facts::of_summary(options, &ran.summary)
+        }
+    }
+
+    /// The facts of a stream that the engine capped to its end (the
+    /// modules' `Capper`): no command, so no exit status but 0.
+    pub fn of_summary(options: &Options, summary: &Summary) -> Facts {
         let page = summary.page();
         // The counts of the cut of JSON when the input was cut as JSON;
         // where its JSON ended when it was not JSON to its end.
@@ -90,7 +103,6 @@ impl Facts {
         let cut = json.filter(|j| j.ended_at.is_none());
         Facts {
             error: summary.save_error.as_ref().map(ToString::to_string),
-            exit_code: ran.ending.exit_code,
             first: page.map(|p| p.first),
             json_arrays_cut: cut.map(|j| j.arrays_cut),
             json_documents: cut.map(|j| j.documents),
@@ -102,11 +114,9 @@ impl Facts {
             last: page.map(|p| p.last),
             matches: summary.matches,
             next_offset: page.and_then(|p| p.next_offset),
-            notice: ran.notice_lines().map(|lines| String::from_utf8_lossy(&lines.join(&b'\n')).into_owned()),
+            notice: summary.notice.as_ref().map(ToString::to_string).filter(|n| !n.is_empty()),
             omitted: if summary.truncated { summary.omitted } else { Some(0) },
             saved_to: summary.saved_to.as_ref().map(|p| p.display().to_string()),
-            signal: ran.ending.signal,
-            timed_out: ran.ending.timed_out.is_some(),
             total_bytes: Some(summary.totals.bytes()),
             total_chars: summary.totals.chars(),
             total_lines: summary.totals.lines(),
