@@ -11,6 +11,7 @@ mod harness;
 mod hooks;
 mod hooks_codex;
 mod init;
+mod json;
 mod json_items;
 mod keep;
 mod ledger;
