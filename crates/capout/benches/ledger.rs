@@ -1,6 +1,6 @@
 //! What the ledger costs a call: appending one line (a hooked call's
 //! entry, a command of 200 characters and a saved path) to a ledger in a
-//! temporary folder, and counting a call's output for it.
+//! temporary folder, and counting what a call showed and what it read.
 //!
 //! Run with `cargo bench -p capout --bench ledger`; divan prints the time
 //! of one append and of counting 5000 characters shown.
@@ -40,6 +40,20 @@ fn count_what_a_call_shows(bencher: Bencher) {
     bencher.bench_local(|| {
         let mut count = Count::default();
         count.add(shown.as_bytes());
+        count.totals()
+    });
+}
+
+/// What counting costs on the whole output of `seq 100000` (588,895
+/// characters), which a hooked call counts for its line as it reads it.
+#[divan::bench]
+fn count_what_a_call_read(bencher: Bencher) {
+    let read: String = (1..=100_000).map(|n| format!("{n}\n")).collect();
+    bencher.bench_local(|| {
+        let mut count = Count::default();
+        for piece in read.as_bytes().chunks(capout_core::READ_SIZE) {
+            count.add(piece);
+        }
         count.totals()
     });
 }

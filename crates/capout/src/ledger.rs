@@ -222,6 +222,69 @@ pub fn read(files: &[PathBuf]) -> Vec<Entry> {
     entries
 }
 
+/// A call being recorded on this thread: its entry so far and what its
+/// tool has read ([`feed`]).
+struct Recording {
+    entry: Entry,
+    read: Count,
+}
+
+thread_local! {
+    static RECORDING: std::cell::RefCell<Option<Recording>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `call`, a call of a tool that the MCP server, the proxy or a
+/// module serves, and appends its line: `entry`, with what the tool read
+/// (as it said through [`feed`] and [`note`]) and what the call gave the
+/// model (its text, or its error's). With the ledger off, only runs it.
+pub fn record(entry: Entry, call: impl FnOnce() -> Result<String, String>) -> Result<String, String> {
+    if !enabled() {
+        return call();
+    }
+    let started = std::time::Instant::now();
+    let outer = RECORDING.with(|r| r.replace(Some(Recording { entry, read: Count::default() })));
+    let result = call();
+    let Some(Recording { entry, read }) = RECORDING.with(|r| r.replace(outer)) else { return result };
+    let mut shown = Count::default();
+    shown.add(match &result {
+        Ok(text) | Err(text) => text.as_bytes(),
+    });
+    let ((chars_in, tokens_in), (chars_shown, tokens_shown)) = (read.totals(), shown.totals());
+    append(&Entry { chars_in, tokens_in, chars_shown, tokens_shown, ..entry }.took(started.elapsed()));
+    result
+}
+
+/// Counts `bytes` as read by the call this thread records, if any: the
+/// whole output, before any cut.
+pub fn feed(bytes: &[u8]) {
+    RECORDING.with(|r| {
+        if let Some(recording) = r.borrow_mut().as_mut() {
+            recording.read.add(bytes);
+        }
+    });
+}
+
+/// Changes the entry of the call this thread records, if any: whether it
+/// was cut, where it was saved, how it ended.
+pub fn note(change: impl FnOnce(&mut Entry)) {
+    RECORDING.with(|r| {
+        if let Some(recording) = r.borrow_mut().as_mut() {
+            change(&mut recording.entry);
+        }
+    });
+}
+
+/// A reader whose bytes are [`feed`] as they are read.
+pub struct Fed<R>(pub R);
+
+impl<R: io::Read> io::Read for Fed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.0.read(buf)?;
+        feed(&buf[..n]);
+        Ok(n)
+    }
+}
+
 /// Counts characters and estimated tokens of what passes through.
 #[derive(Default)]
 pub struct Count {

@@ -12,6 +12,7 @@ pub mod cli;
 pub mod command;
 pub mod completions;
 pub mod exit;
+pub mod facts;
 pub mod harness;
 pub mod hook;
 pub mod init;

@@ -51,6 +51,13 @@ pub struct Ran {
 }
 
 impl Ran {
+    /// A run whose input ended as `ending` says: a failed save makes
+    /// capout exit 1, whatever the input's end.
+    pub fn new(summary: Summary, ending: Ending) -> Ran {
+        let ending = if summary.save_error.is_some() { Ending { exit_code: 1, ..ending } } else { ending };
+        Ran { summary, ending }
+    }
+
     /// Every notice line of the run, in the order they are written;
     /// `None` when there is none.
     pub fn notice_lines(&self) -> Option<Vec<Vec<u8>>> {
@@ -225,10 +232,7 @@ fn capped<R: Read>(
     for line in notice_lines(closed.summary().notice.as_ref(), &ending) {
         closed.notify(&line, out, err)?;
     }
-    let summary = closed.finish(out, err)?;
-    // A failed save makes capout exit 1, whatever the command did.
-    let ending = if summary.save_error.is_some() { Ending { exit_code: 1, ..ending } } else { ending };
-    Ok(Ran { summary, ending })
+    Ok(Ran::new(closed.finish(out, err)?, ending))
 }
 
 /// The notice lines of a run, in their order: the cap's, how the input
@@ -270,6 +274,7 @@ struct Tapped<'a, R>(&'a mut R);
 impl<R: Read> Read for Tapped<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.0.read(buf)?;
+        crate::ledger::feed(&buf[..n]);
         let taps = TAPS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         for tap in taps.iter() {
             tap(&buf[..n]);

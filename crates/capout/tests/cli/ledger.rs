@@ -72,6 +72,23 @@ fn a_plain_run_writes_only_when_asked() {
 }
 
 #[test]
+fn capout_opts_ledger_is_turned_off_by_no_ledger_and_back_on_by_ledger() {
+    let state = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let out = capout_in(state.path()).env("CAPOUT_OPTS", "--ledger").args(args).output().unwrap();
+        assert_eq!(
+            (out.status.code(), out.stdout.as_slice()),
+            (Some(0), &b"9\n10\n... (truncated, showing last 2 lines)\n"[..]),
+            "{args:?}"
+        );
+        lines(state.path()).len()
+    };
+    assert_eq!(run(&["--tail-lines", "2", "--", "seq", "10"]), 1);
+    assert_eq!(run(&["--tail-lines", "2", "--no-ledger", "--", "seq", "10"]), 1);
+    assert_eq!(run(&["--tail-lines", "2", "--no-ledger", "--ledger", "--", "seq", "10"]), 2);
+}
+
+#[test]
 fn the_ledger_is_off_with_capout_ledger_0_or_in_the_config_file() {
     let state = tempfile::tempdir().unwrap();
     let out =

@@ -13,6 +13,7 @@ mod hooks;
 mod hooks_codex;
 mod init;
 mod init_tools;
+mod json;
 mod json_items;
 mod keep;
 mod ledger;
