@@ -156,3 +156,17 @@ fn reading_a_saved_output_back_is_a_page_and_stats_counts_it() {
     let other = capout_in(state.path()).args(["stats", "--harness", "gemini"]).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&other.stdout), "No calls in the ledger yet.\n");
 }
+
+#[test]
+fn stats_of_a_harness_with_no_calls_says_the_ledger_has_others() {
+    let state = tempfile::tempdir().unwrap();
+    assert!(hooked(state.path(), "seq 10").status.success());
+    let out = capout_in(state.path()).args(["stats", "--harness", "gemini"]).output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "No calls in the ledger match --since or --harness (1 in all).\n"
+    );
+    let out = capout_in(&state.path().join("empty")).args(["stats"]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "No calls in the ledger yet.\n");
+}
+

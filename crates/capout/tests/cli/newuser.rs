@@ -479,9 +479,13 @@ fn help_works_on_every_subcommand_and_names_them() {
     }
     let (status, help, _) = run(&["--help"], b"");
     assert_eq!(status, Some(0));
-    for command in ["capout init HARNESS", "capout hook HARNESS", "capout --man", "capout --list-profiles"] {
+    let commands = ["capout init HARNESS", "capout hook HARNESS", "capout --man", "capout --list-profiles"];
+    for command in commands.into_iter().chain(["capout stats", "capout --mcp ", "capout --mcp-wrap -- CMD"]) {
         assert!(help.contains(command), "capout --help does not name {command}:\n{help}");
     }
+    let (status, stdout, stderr) = run(&["stats", "--help"], b"");
+    assert_eq!((status, stderr.as_str()), (Some(0), ""));
+    assert!(stdout.starts_with("What bounding saved: "), "{stdout}");
 }
 
 #[test]
