@@ -169,4 +169,3 @@ fn stats_of_a_harness_with_no_calls_says_the_ledger_has_others() {
     let out = capout_in(&state.path().join("empty")).args(["stats"]).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "No calls in the ledger yet.\n");
 }
-
