@@ -141,8 +141,18 @@ pub fn files() -> Vec<PathBuf> {
         .unwrap_or_default()
 }
 
+/// Whether an error writing the ledger goes unsaid: in a call made for a
+/// model, whose stderr the model reads (a harness's read-only sandbox
+/// would have every call say it).
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Says no error writing the ledger, for the rest of the process.
+pub fn quiet() {
+    QUIET.store(true, Ordering::Relaxed);
+}
+
 /// Appends `entry` when the ledger is on; an error is said once a
-/// process, on stderr, and never fails the call.
+/// process, on stderr (unless [`quiet`]), and never fails the call.
 pub fn append(entry: &Entry) {
     if !enabled() {
         return;
@@ -150,7 +160,7 @@ pub fn append(entry: &Entry) {
     let Some(dir) = dir() else { return };
     if let Err(e) = append_in(&dir, entry) {
         static SAID: AtomicBool = AtomicBool::new(false);
-        if !SAID.swap(true, Ordering::Relaxed) {
+        if !QUIET.load(Ordering::Relaxed) && !SAID.swap(true, Ordering::Relaxed) {
             let _ = writeln!(io::stderr(), "capout: the ledger in {} is not written: {e}", dir.display());
         }
     }
