@@ -420,6 +420,8 @@ mod tests {
             (o.harness, o.scope, o.mcp, o.uninstall, o.dry_run),
             (Harness::Gemini, Scope::Project, true, false, true)
         );
+        let o = parsed(&["claude-code", "--tools", "--wrap-mcp"]).unwrap();
+        assert_eq!((o.tools, o.wrap_mcp, o.mcp), (true, true, false));
         let kind = |words: &[&str]| parsed(words).unwrap_err().kind();
         assert_eq!(kind(&["codex", "--user", "--project"]), clap::error::ErrorKind::ArgumentConflict);
         assert_eq!(kind(&["codex", "--force"]), clap::error::ErrorKind::UnknownArgument);

@@ -258,3 +258,24 @@ fn wrap_mcp_with_no_servers_file_makes_none() {
     );
     assert!(!home.path().join(".codex/config.toml").exists());
 }
+
+#[test]
+fn wrap_mcp_leaves_capouts_own_server_and_remote_ones_as_they_are() {
+    let home = home();
+    let file = home.path().join(".claude.json");
+    let before = "{\"mcpServers\": {\"third\": {\"command\": \"srv\"}, \"web\": {\"type\": \"sse\", \"url\": \"https://x/\"}}}";
+    write(&file, before);
+    ok(&init(home.path(), &["claude-code", "--mcp", "--wrap-mcp"]));
+    assert_eq!(
+        read(&file),
+        format!(
+            "{{\"mcpServers\": {{\"third\": {{\"command\": \"{CAPOUT}\", \"args\": [\"--mcp-wrap\", \"--\", \"srv\"]}}, \
+             \"web\": {{\"type\": \"sse\", \"url\": \"https://x/\"}}, \"capout\": {{\"type\": \"stdio\", \"command\": \
+             \"{CAPOUT}\", \"args\": [\"--mcp\"]}}}}}}"
+        )
+    );
+    let again = ok(&init(home.path(), &["claude-code", "--mcp", "--wrap-mcp"]));
+    assert!(again.contains(&format!("{}: unchanged\n", file.display())), "{again}");
+    ok(&init(home.path(), &["claude-code", "--mcp", "--wrap-mcp", "--uninstall"]));
+    assert_eq!(read(&file), before);
+}
