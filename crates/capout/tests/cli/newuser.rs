@@ -525,3 +525,28 @@ fn the_guides_profile_table_is_what_show_config_says() {
     }
     assert_eq!(rows, 4, "the guide has a row for each built-in profile");
 }
+
+/// What hosts calls for others is built to unwind on a panic, so that a
+/// bug in one call is an error of that call (the tests of that run debug
+/// builds, which always unwind): the profile, and each build that ships
+/// the Python extension, the Node addon and capout-mcp.
+#[test]
+fn what_hosts_calls_is_built_in_the_profile_that_unwinds() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let read = |file: &str| std::fs::read_to_string(format!("{root}/{file}")).unwrap();
+    let cargo = read("Cargo.toml");
+    let profile = cargo.split("[profile.release-unwind]").nth(1).expect("a profile release-unwind");
+    assert!(profile.trim_start().starts_with("inherits = \"release\"\npanic = \"unwind\"\n"), "{profile}");
+    assert!(read("pyproject.toml").contains("\nprofile = \"release-unwind\"\n"), "the wheel's extension");
+    assert!(
+        read("crates/python/build.rs").contains("let profile = \"release-unwind\";"),
+        "the wheel's programs"
+    );
+    let npm = read("packaging/npm-pack.sh");
+    for build in [
+        "--profile release-unwind --locked -p capout --bin capout-mcp",
+        "--profile release-unwind --locked -p capout-node",
+    ] {
+        assert!(npm.contains(build), "npm-pack.sh: {build}");
+    }
+}
