@@ -1,15 +1,23 @@
 //! `capout init copilot`: capout's MCP server in GitHub Copilot CLI's
-//! `mcp-config.json`, and nothing yet for its shell tool (see
+//! `mcp-config.json`, and nothing for its shell tool (see
 //! [`crate::hook::copilot`]).
+//!
+//! Copilot shows the model at most a notice, the file it saved the
+//! output in and the first lines of a command's output that is too large
+//! (about 900 characters of `seq 100000`); capout's MCP `bash` tool keeps
+//! the last 5000 characters, and Copilot's `view` tool pages the saved
+//! output.
 
 use serde_json::json;
 
 use super::{Context, Entry, Error, Plan, Scope};
 
-/// Why capout does not bound Copilot CLI's shell calls yet, as init says it.
-pub const WHY: &str = "capout does not rewrite GitHub Copilot CLI's shell calls yet: its preToolUse hook's \
-                       modifiedArgs is not yet proven inside Copilot CLI 1.0.102 to keep its permission rules \
-                       and its shell sessions as they are";
+/// Why capout does not bound Copilot CLI's shell calls, as init says it.
+pub const WHY: &str = "GitHub Copilot CLI 1.0.102 checks its permission rules on the command that a preToolUse \
+                       hook's modifiedArgs gives in the place of the model's: a rewrite that runs the command under \
+                       capout would hide its words from them (a rule that denies rm would no longer deny it, one \
+                       that allows git would no longer allow it), and the hook cannot see the rules given on \
+                       Copilot's command line";
 
 /// `mcpServers.capout` in `$COPILOT_HOME/mcp-config.json` (else
 /// `~/.copilot/mcp-config.json`), or the project's `.mcp.json`.

@@ -393,6 +393,9 @@ def main():
     if only in ("", "pi"):
         import pi
         pi.cases(sys.modules[__name__])
+    if only in ("", "copilot"):
+        import copilot
+        copilot.cases(sys.modules[__name__])
     print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
     sys.exit(1 if RESULTS["failed"] else 0)
 

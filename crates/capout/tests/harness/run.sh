@@ -13,7 +13,8 @@ cd "$(dirname "$0")/../../../.."
 
 # The versions the tests were written against.
 PACKAGES=("@anthropic-ai/claude-code@2.1.332" "@openai/codex@0.171.0" "@google/gemini-cli@0.61.0"
-    "opencode-ai@1.18.33" "@mariozechner/pi-coding-agent@0.73.1")
+    "opencode-ai@1.18.33" "@mariozechner/pi-coding-agent@0.73.1"
+    "@github/copilot@1.0.102")
 dir=target/harness
 
 command -v npm >/dev/null || (apt-get update && apt-get install -y nodejs npm) || {
