@@ -1,5 +1,11 @@
-//! Factory Droid. capout does not rewrite its shell calls yet (see
-//! [`crate::init::droid`]): `capout hook droid` leaves every call alone.
+//! Factory Droid. Its `PreToolUse` hook may give another command for a
+//! call of its `Execute` tool (`hookSpecificOutput.updatedInput`), and
+//! version 0.225.2 runs it; but it checks its command allow and deny lists
+//! and its autonomy level on the command so given, so a rewrite that runs
+//! the command under capout would hide the command's words from them. So
+//! `capout hook droid` leaves every call alone, and `capout init droid`
+//! sets up capout's MCP server (`--mcp`) for the model to use (see
+//! [`crate::init::droid`]).
 
 use std::ffi::OsString;
 
