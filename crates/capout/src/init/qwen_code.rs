@@ -3,9 +3,12 @@
 //! gives a hook or a setting no way to rewrite (see
 //! [`crate::hook::qwen_code`]).
 //!
-//! qwen-code shows the model at most 25,000 characters or 1,000 lines of a
-//! command's output; capout's MCP `bash` tool keeps 5000 characters and
-//! its `read` pages 8000: both fit.
+//! qwen-code shows the model a notice, the file it saved the output in,
+//! and the head and tail of a command's long output (4491 characters of
+//! `seq 100000`); capout's MCP `bash` tool keeps the last 5000 characters,
+//! and qwen-code's `read_file` pages the saved output. qwen-code loads an
+//! MCP tool when the model asks its `tool_search` for it, and calls it by
+//! its `tool_call`.
 
 use serde_json::json;
 

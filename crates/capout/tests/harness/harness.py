@@ -399,6 +399,9 @@ def main():
     if only in ("", "droid"):
         import droid
         droid.cases(sys.modules[__name__])
+    if only in ("", "qwen-code"):
+        import qwen_code
+        qwen_code.cases(sys.modules[__name__])
     print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
     sys.exit(1 if RESULTS["failed"] else 0)
 
