@@ -140,7 +140,7 @@ def cases(harness):
     calls = [bash("cd sub && export CAPOUT_T=1"), bash("pwd; echo ${CAPOUT_T-unset}")]
     a, b = copilot(plain, calls), copilot(wrapped, calls)
     check("copilot: its own shell calls are as without capout (neither cd nor export persists)",
-          [re.sub(r"/tmp/\S+?/proj", "P", x) for x in a] == [re.sub(r"/tmp/\S+?/proj", "P", x) for x in b]
+          [x.replace(os.path.realpath(plain.proj), "P") for x in a] == [x.replace(os.path.realpath(wrapped.proj), "P") for x in b]
           and len(a) == 2 and a[1].startswith(os.path.realpath(plain.proj) + "\nunset\n"), f"{a!r} {b!r}")
 
     p = init(wrapped, "--mcp", "--uninstall")
