@@ -105,6 +105,11 @@ pub fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
+    // Only a run that asked for the ledger hears of its errors: a call
+    // made for a model has its stderr read by the model.
+    if !run.ledger {
+        ledger::quiet();
+    }
     let origin = origin.or_else(|| run.ledger.then(|| Origin::cli(&run)));
     run_one(run, origin, started)
 }

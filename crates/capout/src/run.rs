@@ -274,6 +274,7 @@ struct Tapped<'a, R>(&'a mut R);
 impl<R: Read> Read for Tapped<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.0.read(buf)?;
+        crate::ledger::feed(&buf[..n]);
         let taps = TAPS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         for tap in taps.iter() {
             tap(&buf[..n]);

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use capout::command::Stop;
 use capout::mcp::hosted::{self, Hosted, HostedError};
 use capout::mcp::paths::{self, Roots};
-use capout::mcp::tools::{GrepMode, GrepRequest, Tools};
+use capout::mcp::tools::{GrepMode, GrepRequest, ToolError, Tools};
 use napi::bindgen_prelude::{AsyncTask, External};
 use napi::{Env, Error, Result, Task};
 use napi_derive::napi;
@@ -43,7 +43,7 @@ impl JsTools {
         if !real.is_dir() {
             return Err(fail("not a directory".into()));
         }
-        let tools = Hosted::new(given, real, "capout-mcp-").map_err(|e| failed(&root, e))?;
+        let tools = Hosted::new(given, real, "capout-mcp-", "node").map_err(|e| failed(&root, e))?;
         Ok(JsTools { tools: Arc::new(tools), root })
     }
 
@@ -255,7 +255,7 @@ impl Task for Call {
             // napi-rs computes a task once.
             Work::Bash { command, timeout, call } => match call.take() {
                 Some(call) => call.run(command, *timeout),
-                None => Err("capout: this call already ran".into()),
+                None => Err(ToolError::Failed("capout: this call already ran".into())),
             },
         })
         .map_err(Error::from_reason)

@@ -326,6 +326,10 @@ fn prepare(cx: &Context, change: &Change) -> Result<Step, Error> {
                 (_, true, None) if !uninstall => Err(Error::NotOurs(path.clone())),
                 (true, true, None) => same("not capout's link, left as it is"),
                 (true, false, _) => same("not there, nothing to take out"),
+                // A link the user pointed elsewhere since is theirs now.
+                (true, true, Some(old)) if &old != target && old.file_name() != Some("capout".as_ref()) => {
+                    same("not capout's link (it leads elsewhere), left as it is")
+                }
                 (true, true, Some(old)) => Ok(Step::Link {
                     path: path.clone(),
                     target: old,

@@ -567,6 +567,26 @@ fn dry_run_shows_the_links_it_would_make_and_remove() {
 }
 
 #[test]
+fn uninstall_leaves_a_link_that_the_user_pointed_elsewhere() {
+    let home = home();
+    assert_eq!(init(home.path(), &["gemini"]).status.code(), Some(0));
+    let link = home.path().join(".gemini/capout-gemini/bash");
+    std::fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink("/bin/true", &link).unwrap();
+    let out = init(home.path(), &["gemini", "--uninstall"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(&format!(
+            "{}: not capout's link (it leads elsewhere), left as it is\n",
+            link.display()
+        )),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(std::fs::read_link(&link).unwrap(), Path::new("/bin/true"));
+}
+
+#[test]
 fn init_mcp_without_capout_mcp_beside_capout_is_refused() {
     let home = home();
     let alone = home.path().join("bin");

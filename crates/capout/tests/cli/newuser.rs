@@ -479,9 +479,13 @@ fn help_works_on_every_subcommand_and_names_them() {
     }
     let (status, help, _) = run(&["--help"], b"");
     assert_eq!(status, Some(0));
-    for command in ["capout init HARNESS", "capout hook HARNESS", "capout --man", "capout --list-profiles"] {
+    let commands = ["capout init HARNESS", "capout hook HARNESS", "capout --man", "capout --list-profiles"];
+    for command in commands.into_iter().chain(["capout stats", "capout --mcp ", "capout --mcp-wrap -- CMD"]) {
         assert!(help.contains(command), "capout --help does not name {command}:\n{help}");
     }
+    let (status, stdout, stderr) = run(&["stats", "--help"], b"");
+    assert_eq!((status, stderr.as_str()), (Some(0), ""));
+    assert!(stdout.starts_with("What bounding saved: "), "{stdout}");
 }
 
 #[test]
@@ -501,4 +505,26 @@ fn a_hook_with_a_wrong_harness_leaves_the_call_alone_and_says_why() {
     let (status, stdout, stderr) = run(&["init", "vim"], b"");
     assert_eq!((status, stdout.as_str()), (Some(2), ""));
     assert!(stderr.contains("invalid value 'vim'") && stderr.contains("codex"), "{stderr}");
+}
+
+/// The guide's table of the built-in profiles: each row's options are
+/// those that `--show-config` says come from the profile, in its order.
+#[test]
+fn the_guides_profile_table_is_what_show_config_says() {
+    let guide = include_str!("../../../../docs/GUIDE.md");
+    let mut rows = 0;
+    for line in guide.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.split(" | ").collect();
+        let name = cells[0].trim_start_matches("| `").trim_end_matches('`');
+        if !["read", "grep", "bash", "tool"].contains(&name) {
+            continue;
+        }
+        rows += 1;
+        let (status, stdout, stderr) = run(&["--profile", name, "--show-config"], b"");
+        assert_eq!((status, stderr.as_str()), (Some(0), ""), "{name}");
+        let from = format!("\tprofile {name}");
+        let options: Vec<&str> = stdout.lines().filter_map(|l| l.strip_suffix(from.as_str())).collect();
+        assert_eq!(cells[1].trim_matches('`'), options.join(" "), "the guide's row of profile {name}");
+    }
+    assert_eq!(rows, 4, "the guide has a row for each built-in profile");
 }

@@ -30,7 +30,7 @@ use super::leftovers::{self, GRACE, Which};
 use super::saved::{self, Saved};
 use crate::command::Stop;
 use crate::mcp::paths::{self, Roots};
-use crate::mcp::tools::Tools;
+use crate::mcp::tools::{ToolError, Tools};
 
 /// The number of the next `bash` call of this process, which marks its
 /// processes (with the process's id).
@@ -145,11 +145,19 @@ impl Drop for Folder {
 impl Hosted {
     /// The tools over `root` (as given; `real` is it canonical, a folder),
     /// their saved outputs in a new folder outside it, named `prefix…`,
-    /// that only its user may list, and bound as the server bounds them.
-    pub fn new(root: &Path, real: PathBuf, prefix: &'static str) -> Result<Hosted, HostedError> {
+    /// that only its user may list, and bound as the server bounds them;
+    /// the ledger names `front` (`python`, `node`) as what served them.
+    pub fn new(
+        root: &Path,
+        real: PathBuf,
+        prefix: &'static str,
+        front: &'static str,
+    ) -> Result<Hosted, HostedError> {
         let max = saved::saved_max().map_err(HostedError::SavedMax)?;
         let folder = Folder::new(prefix)?;
-        let tools = Tools::new(Roots::new(root, real, folder.path.clone())).map_err(HostedError::Profiles)?;
+        let mut tools =
+            Tools::new(Roots::new(root, real, folder.path.clone())).map_err(HostedError::Profiles)?;
+        tools.front = front;
         let saved = Arc::new(Saved::new(folder.path.clone(), max));
         let open = Open { tools: Arc::new(tools), saved, folder: Some(folder) };
         Ok(Hosted { prefix, max, open: Mutex::new(open), calls: Arc::default() })
@@ -232,7 +240,7 @@ impl Call {
     /// Runs `command` as the server's `bash` does, its processes marked;
     /// what it leaves running is ended beside the reply, SIGTERM, then
     /// SIGKILL after the server's grace.
-    pub fn run(self, command: &str, timeout: u64) -> Result<String, String> {
+    pub fn run(self, command: &str, timeout: u64) -> Result<String, ToolError> {
         let env = vec![leftovers::mark(self.number)];
         let ran = self.tools.bash(command, timeout, env, Some(Arc::clone(&self.stop)));
         self.saved.evict();
@@ -284,9 +292,10 @@ pub fn exiting() -> bool {
 /// as the server turns one into a tool error: the host goes on. (With
 /// `panic = "abort"` a panic would end the host: the modules are built
 /// with unwinding, see the workspace's profiles.)
-pub fn guard(call: impl FnOnce() -> Result<String, String>) -> Result<String, String> {
+pub fn guard(call: impl FnOnce() -> Result<String, ToolError>) -> Result<String, String> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(call))
-        .unwrap_or_else(|payload| Err(panicked(&*payload)))
+        .unwrap_or_else(|payload| Err(ToolError::Failed(panicked(&*payload))))
+        .map_err(String::from)
 }
 
 /// The text of a tool error for a call that panicked with `payload`.
