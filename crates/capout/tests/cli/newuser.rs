@@ -491,10 +491,13 @@ fn help_works_on_every_subcommand_and_names_them() {
 #[test]
 fn a_hook_with_a_wrong_harness_leaves_the_call_alone_and_says_why() {
     for (args, why) in [
-        (&["hook"][..], "capout: hook: name a harness: claude-code, codex, gemini, opencode\n"),
+        (
+            &["hook"][..],
+            "capout: hook: name a harness: claude-code, codex, gemini, opencode, qwen-code, pi, copilot, droid, crush\n",
+        ),
         (
             &["hook", "vim"],
-            "capout: hook: unknown harness 'vim' (known: claude-code, codex, gemini, opencode)\n",
+            "capout: hook: unknown harness 'vim' (known: claude-code, codex, gemini, opencode, qwen-code, pi, copilot, droid, crush)\n",
         ),
     ] {
         assert_eq!(run(args, b"{}"), (Some(0), String::new(), why.to_owned()), "{args:?}");
