@@ -128,9 +128,11 @@ impl Origin {
     fn of(args: &[OsString]) -> Option<Origin> {
         let last = args.last()?.to_string_lossy();
         if args.first().is_some_and(|a| hook::is_prefix(a)) {
-            let gemini = hook::gemini::is_link(&args[0]);
-            let (front, harness, command) = if gemini {
+            let (front, harness, command) = if hook::gemini::is_link(&args[0]) {
                 ("hook", Harness::Gemini, last.into_owned())
+            } else if hook::pi::is_link(&args[0]) {
+                // Pi's shell: the script is the model's command as written.
+                ("shell", Harness::Pi, last.into_owned())
             } else {
                 let command = hook::claude_code::eval_word(&last).unwrap_or_else(|| last.into_owned());
                 ("prefix", Harness::ClaudeCode, command)

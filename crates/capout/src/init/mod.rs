@@ -23,9 +23,14 @@ use crate::harness::Harness;
 mod apply;
 pub mod claude_code;
 pub mod codex;
+pub mod copilot;
+pub mod crush;
+pub mod droid;
 pub mod gemini;
 mod merge;
 pub mod opencode;
+pub mod pi;
+pub mod qwen_code;
 mod toml;
 
 pub use apply::{Change, Plan, backup_of};
@@ -333,12 +338,7 @@ pub fn parse(args: &[OsString]) -> Result<Options, clap::Error> {
 
 /// Carries out `opts`, telling `out` what it did.
 pub fn run(opts: &Options, out: &mut dyn Write) -> Result<(), Error> {
-    let plan: fn(&Context) -> Result<Plan, Error> = match opts.harness {
-        Harness::ClaudeCode => claude_code::plan,
-        Harness::Codex => codex::plan,
-        Harness::Gemini => gemini::plan,
-        Harness::Opencode => opencode::plan,
-    };
+    let plan = plan_of(opts.harness);
     let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from).ok_or(Error::NoHome)?;
     if home.is_relative() {
         return Err(Error::Relative { name: "HOME", path: home });
@@ -346,11 +346,65 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> Result<(), Error> {
     let project = std::env::current_dir().map_err(|e| Error::Read { path: ".".into(), source: e })?;
     let capout = std::env::current_exe().map_err(Error::OwnPath)?;
     let cx = Context { opts: opts.clone(), home, project, capout };
+    let four =
+        matches!(opts.harness, Harness::ClaudeCode | Harness::Codex | Harness::Gemini | Harness::Opencode);
+    if !four && (opts.tools || opts.wrap_mcp) {
+        let flag = if opts.tools { "--tools" } else { "--wrap-mcp" };
+        return Err(Error::CannotRun(format!(
+            "{flag} is there for Claude Code, Codex CLI, Gemini CLI and opencode; for {} put `capout --mcp-wrap --` \
+             before a server's command in its configuration yourself",
+            opts.harness.name()
+        )));
+    }
     let plan = plan(&cx)?;
     if !opts.uninstall {
         runs(&cx)?;
     }
     apply::apply(&cx, &plan, out)
+}
+
+/// The plan of a harness that gives capout no way to bound its shell
+/// calls: without `--mcp` (and `--uninstall`), why not, and what to run
+/// instead; with it, capout's MCP server alone, as `entry` in `file`.
+pub fn mcp_only(
+    cx: &Context,
+    name: &'static str,
+    why: &str,
+    file: PathBuf,
+    entry: Entry,
+) -> Result<Plan, Error> {
+    if !cx.opts.mcp && !cx.opts.uninstall {
+        return Err(Error::CannotRun(format!(
+            "{why}; so capout cannot bound {name}'s shell calls. `capout init {} --mcp` sets up capout's MCP server \
+             (its tools bash, read and grep, each bounded, the full output saved) for the model to use instead",
+            cx.opts.harness
+        )));
+    }
+    let mut notes = vec![format!(
+        "{name}'s own shell tool is left as it is ({why}): the model's calls of capout's MCP tools are bounded, its own shell calls are not."
+    )];
+    if cx.opts.scope == Scope::Project {
+        notes.push(format!(
+            "The project's {} names `capout`, found on PATH: whoever uses the project needs capout on PATH.",
+            file.strip_prefix(&cx.project).unwrap_or(&file).display()
+        ));
+    }
+    Ok(Plan { name, changes: vec![Change::Merge { path: file, entries: vec![entry] }], notes })
+}
+
+/// The function that makes `harness`'s plan.
+fn plan_of(harness: Harness) -> fn(&Context) -> Result<Plan, Error> {
+    match harness {
+        Harness::ClaudeCode => claude_code::plan,
+        Harness::Codex => codex::plan,
+        Harness::Gemini => gemini::plan,
+        Harness::Opencode => opencode::plan,
+        Harness::QwenCode => qwen_code::plan,
+        Harness::Pi => pi::plan,
+        Harness::Copilot => copilot::plan,
+        Harness::Droid => droid::plan,
+        Harness::Crush => crush::plan,
+    }
 }
 
 /// Checks that what init points the harness at can run: `capout` on

@@ -279,3 +279,21 @@ fn wrap_mcp_leaves_capouts_own_server_and_remote_ones_as_they_are() {
     ok(&init(home.path(), &["claude-code", "--mcp", "--wrap-mcp", "--uninstall"]));
     assert_eq!(read(&file), before);
 }
+
+#[test]
+fn tools_and_wrap_mcp_for_another_harness_are_refused_and_write_nothing() {
+    let home = home();
+    for flag in ["--tools", "--wrap-mcp"] {
+        let out = init(home.path(), &["pi", flag]);
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!(
+                "capout: init: {flag} is there for Claude Code, Codex CLI, Gemini CLI and opencode; for pi put \
+                 `capout --mcp-wrap --` before a server's command in its configuration yourself\n"
+            )
+        );
+    }
+    let entries: Vec<_> = std::fs::read_dir(home.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(entries, ["proj"]);
+}

@@ -177,3 +177,26 @@ fn stats_of_a_harness_with_no_calls_says_the_ledger_has_others() {
     let out = capout_in(&state.path().join("empty")).args(["stats"]).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "No calls in the ledger yet.\n");
 }
+
+#[test]
+fn a_call_of_pis_shell_is_written_as_pis_with_the_command_as_written() {
+    let state = tempfile::tempdir().unwrap();
+    let dir = state.path().join("agent/capout-pi");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_capout"), dir.join("bash")).unwrap();
+    let mut cmd = std::process::Command::new(dir.join("bash"));
+    crate::common::clean_env(&mut cmd)
+        .env_remove("CAPOUT_LEDGER")
+        .env("XDG_STATE_HOME", state.path())
+        .env("TMPDIR", state.path().join("tmp"));
+    std::fs::create_dir_all(state.path().join("tmp")).unwrap();
+    let out = cmd.args(["-c", "seq 3; exit 4"]).output().unwrap();
+    assert_eq!((out.status.code(), &out.stdout[..]), (Some(4), &b"1\n2\n3\n"[..]));
+    let got = lines(state.path());
+    assert_eq!(got.len(), 1, "{got:?}");
+    let e = &got[0];
+    assert_eq!(
+        (e["front"].as_str(), e["harness"].as_str(), e["tool"].as_str(), e["command"].as_str()),
+        (Some("shell"), Some("pi"), Some("bash"), Some("seq 3; exit 4"))
+    );
+}

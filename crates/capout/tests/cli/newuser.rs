@@ -491,10 +491,13 @@ fn help_works_on_every_subcommand_and_names_them() {
 #[test]
 fn a_hook_with_a_wrong_harness_leaves_the_call_alone_and_says_why() {
     for (args, why) in [
-        (&["hook"][..], "capout: hook: name a harness: claude-code, codex, gemini, opencode\n"),
+        (
+            &["hook"][..],
+            "capout: hook: name a harness: claude-code, codex, gemini, opencode, qwen-code, pi, copilot, droid, crush\n",
+        ),
         (
             &["hook", "vim"],
-            "capout: hook: unknown harness 'vim' (known: claude-code, codex, gemini, opencode)\n",
+            "capout: hook: unknown harness 'vim' (known: claude-code, codex, gemini, opencode, qwen-code, pi, copilot, droid, crush)\n",
         ),
     ] {
         assert_eq!(run(args, b"{}"), (Some(0), String::new(), why.to_owned()), "{args:?}");
@@ -524,4 +527,29 @@ fn the_guides_profile_table_is_what_show_config_says() {
         assert_eq!(cells[1].trim_matches('`'), options.join(" "), "the guide's row of profile {name}");
     }
     assert_eq!(rows, 4, "the guide has a row for each built-in profile");
+}
+
+/// What hosts calls for others is built to unwind on a panic, so that a
+/// bug in one call is an error of that call (the tests of that run debug
+/// builds, which always unwind): the profile, and each build that ships
+/// the Python extension, the Node addon and capout-mcp.
+#[test]
+fn what_hosts_calls_is_built_in_the_profile_that_unwinds() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let read = |file: &str| std::fs::read_to_string(format!("{root}/{file}")).unwrap();
+    let cargo = read("Cargo.toml");
+    let profile = cargo.split("[profile.release-unwind]").nth(1).expect("a profile release-unwind");
+    assert!(profile.trim_start().starts_with("inherits = \"release\"\npanic = \"unwind\"\n"), "{profile}");
+    assert!(read("pyproject.toml").contains("\nprofile = \"release-unwind\"\n"), "the wheel's extension");
+    assert!(
+        read("crates/python/build.rs").contains("let profile = \"release-unwind\";"),
+        "the wheel's programs"
+    );
+    let npm = read("packaging/npm-pack.sh");
+    for build in [
+        "--profile release-unwind --locked -p capout --bin capout-mcp",
+        "--profile release-unwind --locked -p capout-node",
+    ] {
+        assert!(npm.contains(build), "npm-pack.sh: {build}");
+    }
 }

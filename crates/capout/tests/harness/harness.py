@@ -404,6 +404,18 @@ def main():
     if only in ("", "opencode", "opencode-tools"):
         import tools
         tools.opencode_cases(sys.modules[__name__])
+    if only in ("", "pi"):
+        import pi
+        pi.cases(sys.modules[__name__])
+    if only in ("", "copilot"):
+        import copilot
+        copilot.cases(sys.modules[__name__])
+    if only in ("", "droid"):
+        import droid
+        droid.cases(sys.modules[__name__])
+    if only in ("", "qwen-code"):
+        import qwen_code
+        qwen_code.cases(sys.modules[__name__])
     print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
     sys.exit(1 if RESULTS["failed"] else 0)
 

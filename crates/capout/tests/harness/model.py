@@ -137,11 +137,18 @@ def responses(handler, body, script):
     ])
 
 
+def offers(script, n_results, tools):
+    """Whether the request offers the tool of the script's next call: for
+    harnesses whose shell tool is not named `bash` (Droid's `Execute`)."""
+    call = script.answered(n_results)
+    return call is not None and not callable(call) and call[0] in tools
+
+
 def chat(handler, body, script):
     """OpenAI chat completions, streamed (opencode's @ai-sdk/openai-compatible)."""
     tools = [t.get("function", {}).get("name") for t in body.get("tools", [])]
     results = sum(1 for m in body.get("messages", []) if m.get("role") == "tool")
-    call = script.answered(results) if "bash" in tools else None
+    call = script.answered(results) if "bash" in tools or offers(script, results, tools) else None
     if callable(call):
         # A call made from what the harness sent back so far.
         call = call(body)
@@ -151,6 +158,11 @@ def chat(handler, body, script):
         deltas = [({"role": "assistant", "content": "done"}, None), ({}, "stop")]
     else:
         name, args = call
+        if callable(args):
+            # Arguments made from the last tool result: a path that
+            # exists only while the harness runs.
+            last = [m.get("content") for m in body.get("messages", []) if m.get("role") == "tool"][-1]
+            args = args("".join(x.get("text", "") for x in last) if isinstance(last, list) else last)
         deltas = [({"role": "assistant", "tool_calls": [{"index": 0, "id": "call_" + uuid.uuid4().hex[:20],
                    "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}]}, None),
                   ({}, "tool_calls")]

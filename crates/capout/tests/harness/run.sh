@@ -11,9 +11,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../../.."
 
-# The versions the tests were written against.
+# The versions the tests were written against. Droid's program is its
+# platform package, named here: the registry holds @factory/cli 0.225.1,
+# whose own 0.225.1 program is not there, and the 0.225.2 one that is.
 PACKAGES=("@anthropic-ai/claude-code@2.1.332" "@openai/codex@0.171.0" "@google/gemini-cli@0.61.0"
-    "opencode-ai@1.18.33")
+    "opencode-ai@1.18.33" "@mariozechner/pi-coding-agent@0.73.1"
+    "@github/copilot@1.0.102" "@factory/cli@0.225.1" "@factory/cli-linux-x64@0.225.2"
+    "@qwen-code/qwen-code@0.24.4")
 dir=target/harness
 
 command -v npm >/dev/null || (apt-get update && apt-get install -y nodejs npm) || {

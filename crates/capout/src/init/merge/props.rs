@@ -785,12 +785,7 @@ fn entries_of(harness: Harness, scope: Scope) -> Vec<Entry> {
         project: "/home/u/proj".into(),
         capout: "/opt/my 'tools'/capout".into(),
     };
-    let plan = match harness {
-        Harness::ClaudeCode => super::super::claude_code::plan(&cx),
-        Harness::Codex => super::super::codex::plan(&cx),
-        Harness::Gemini => super::super::gemini::plan(&cx),
-        Harness::Opencode => super::super::opencode::plan(&cx),
-    };
+    let plan = super::super::plan_of(harness)(&cx);
     let mut entries = Vec::new();
     for change in plan.unwrap().changes {
         if let Change::Merge { path, entries: e } = change
