@@ -45,6 +45,9 @@ class Home:
             "CLAUDE_CONFIG_DIR": os.path.join(self.dir, ".claude"), "DISABLE_TELEMETRY": "1",
             "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             "DISABLE_ERROR_REPORTING": "1",
+            # One ledger for the whole suite, outside every home: run.sh
+            # prints `capout stats` over it at the end.
+            **({"XDG_STATE_HOME": os.environ["CAPOUT_SUITE_STATE"]} if "CAPOUT_SUITE_STATE" in os.environ else {}),
         }
 
     def init(self, *args):

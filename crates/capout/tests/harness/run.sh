@@ -41,4 +41,13 @@ if ((missing)); then
 fi
 command -v pgrep >/dev/null || (apt-get update && apt-get install -y procps)
 cargo build --quiet --bins
-exec python3 crates/capout/tests/harness/harness.py "$PWD/target/debug/capout" "$PWD/$dir"
+# The calls capout bounded in the suite go to one ledger of its own, and
+# `capout stats` says at the end what bounding kept out of the models.
+CAPOUT_SUITE_STATE=$(mktemp -d)
+export CAPOUT_SUITE_STATE
+trap 'rm -rf "$CAPOUT_SUITE_STATE"' EXIT
+status=0
+python3 crates/capout/tests/harness/harness.py "$PWD/target/debug/capout" "$PWD/$dir" || status=$?
+echo "== capout stats over the calls of the suite"
+env -u CAPOUT_LEDGER XDG_STATE_HOME="$CAPOUT_SUITE_STATE" target/debug/capout stats
+exit "$status"
