@@ -193,8 +193,22 @@ fn longer_run_cost(run: &[u8], word: bool) -> u64 {
 /// leads the run) is priced on its own as it comes, and the punctuation
 /// after the last as a run of its own characters. Such a run leads no
 /// word and takes nothing off before one.
-#[inline(never)]
+#[allow(clippy::inline_always)]
+#[inline(always)]
 pub(super) fn escaped_run_cost(run: &[u8], space: bool) -> u64 {
+    // ESC and one character, the `ESC [` of nearly every sequence in
+    // coloured output: inlined into the lanes, the longer runs are not.
+    if let &[0x1B, b] = run
+        && b != 0x1B
+    {
+        return price::ESC + if space { price::SPACES } else { 0 } + run_cost(1, 0, u32::from(b));
+    }
+    longer_escaped_run_cost(run, space)
+}
+
+/// [`escaped_run_cost`] of a run other than ESC and one character.
+#[inline(never)]
+fn longer_escaped_run_cost(run: &[u8], space: bool) -> u64 {
     let (mut done, mut chars, mut last, mut space) = (0, 0, 0u32, space);
     for &b in run {
         if b == 0x1B {
