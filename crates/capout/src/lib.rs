@@ -7,14 +7,17 @@
 //! This is the programs' library, not the engine: a harness that embeds
 //! capout depends on `capout-core`, which has none of this.
 
+pub mod app;
 pub mod cli;
 pub mod command;
 pub mod completions;
 pub mod exit;
+pub mod facts;
 pub mod harness;
 pub mod hook;
 pub mod init;
 pub mod json;
+pub mod ledger;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod notice;
@@ -25,3 +28,4 @@ pub mod run;
 pub mod safe_read;
 pub mod seek;
 pub mod signals;
+pub mod stats;

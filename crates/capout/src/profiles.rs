@@ -59,6 +59,8 @@ pub struct ConfigFile {
     /// The `[tools]` table: a pattern of tool names, and what bounds the
     /// output of the tools it matches.
     tools: Vec<(String, ToolRule)>,
+    /// `ledger = false` turns the ledger off (`true` keeps it on).
+    ledger: Option<bool>,
 }
 
 /// What the config file's `[tools]` table says of the tools whose names
@@ -154,6 +156,10 @@ impl ConfigFile {
                         file.tools.push((pattern.clone(), rule));
                     }
                 }
+                ("ledger", Value::Boolean(on)) => file.ledger = Some(*on),
+                ("ledger", _) => {
+                    return Err(error(path, None, Some(name), "expected true or false"));
+                }
                 ("defaults" | "profile" | "tools", _) => {
                     return Err(error(path, None, Some(name), "expected a table"));
                 }
@@ -162,7 +168,8 @@ impl ConfigFile {
                     return Err(error(path, Some(name), None, why));
                 }
                 _ => {
-                    let why = "a key outside a table: put it under [defaults] or [profile.NAME]";
+                    let why = "a key outside a table: put it under [defaults] or [profile.NAME] (the only key \
+                               outside one is ledger)";
                     return Err(error(path, None, Some(name), why));
                 }
             }
@@ -177,6 +184,11 @@ impl ConfigFile {
             }
         }
         Ok(file)
+    }
+
+    /// What `ledger = ...` says, when the file says it.
+    pub fn ledger(&self) -> Option<bool> {
+        self.ledger
     }
 
     /// The rules of the `[tools]` table, each with its pattern.

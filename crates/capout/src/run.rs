@@ -51,6 +51,13 @@ pub struct Ran {
 }
 
 impl Ran {
+    /// A run whose input ended as `ending` says: a failed save makes
+    /// capout exit 1, whatever the input's end.
+    pub fn new(summary: Summary, ending: Ending) -> Ran {
+        let ending = if summary.save_error.is_some() { Ending { exit_code: 1, ..ending } } else { ending };
+        Ran { summary, ending }
+    }
+
     /// Every notice line of the run, in the order they are written;
     /// `None` when there is none.
     pub fn notice_lines(&self) -> Option<Vec<Vec<u8>>> {
@@ -225,10 +232,7 @@ fn capped<R: Read>(
     for line in notice_lines(closed.summary().notice.as_ref(), &ending) {
         closed.notify(&line, out, err)?;
     }
-    let summary = closed.finish(out, err)?;
-    // A failed save makes capout exit 1, whatever the command did.
-    let ending = if summary.save_error.is_some() { Ending { exit_code: 1, ..ending } } else { ending };
-    Ok(Ran { summary, ending })
+    Ok(Ran::new(closed.finish(out, err)?, ending))
 }
 
 /// The notice lines of a run, in their order: the cap's, how the input
@@ -248,23 +252,31 @@ fn notice_lines(notice: Option<&Notice>, ending: &Ending) -> Vec<Vec<u8>> {
     lines
 }
 
-/// A watcher of what a run reads, beside the run: given each piece that
-/// the input gives, and an empty one at its end, before the run writes
-/// what its cap held back (`capout hook claude-code` keeps the output so
-/// far with it). Set at most once in a process, before its run; unset, a
-/// run reads as it always did.
-pub static TAP: std::sync::OnceLock<Box<Tap>> = std::sync::OnceLock::new();
+/// The watchers of what a run reads, beside the run: each is given every
+/// piece that the input gives, and an empty one at its end, before the
+/// run writes what its cap held back (`capout hook claude-code` keeps the
+/// output so far with one, the ledger counts what came in with another).
+/// Added before the process's run; with none, a run reads as it always
+/// did.
+static TAPS: std::sync::Mutex<Vec<Box<Tap>>> = std::sync::Mutex::new(Vec::new());
 
-/// What [`TAP`] holds.
+/// What a watcher of `TAPS` is.
 pub type Tap = dyn Fn(&[u8]) + Send + Sync;
 
-/// The input of a run, shown to [`TAP`] as it is read.
+/// Adds a watcher of what the process's run reads.
+pub fn tap(watcher: Box<Tap>) {
+    TAPS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(watcher);
+}
+
+/// The input of a run, shown to [`TAPS`] as it is read.
 struct Tapped<'a, R>(&'a mut R);
 
 impl<R: Read> Read for Tapped<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.0.read(buf)?;
-        if let Some(tap) = TAP.get() {
+        crate::ledger::feed(&buf[..n]);
+        let taps = TAPS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for tap in taps.iter() {
             tap(&buf[..n]);
         }
         Ok(n)

@@ -15,11 +15,12 @@
 mod options;
 mod tools;
 
-use capout_core::{CapSpec, Limit, Options, Summary};
+use capout::facts::Facts;
+use capout_core::{Options, Summary};
 use napi::bindgen_prelude::{Buffer, BufferSlice, Either, External};
 use napi::{Env, Error, Result};
 use napi_derive::napi;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 pub use tools::{JsTools, at_exit, bash_stop, bash_stopper, tool_descriptions};
 
@@ -40,52 +41,38 @@ fn failed(e: capout_core::Error) -> Error {
     Error::from_reason(format!("capout: {e}"))
 }
 
-/// The unit the cap counts in, as `--json` names it.
-fn unit(options: &Options) -> &'static str {
-    match options.cap {
-        CapSpec::TailChars(_) | CapSpec::HeadChars(_) | CapSpec::HeadTailChars(..) => options.unit.name(),
-        CapSpec::HeadLines { .. } | CapSpec::TailLines(_) | CapSpec::HeadTailLines(..) => "lines",
-        CapSpec::MaxMatches(_) => "matches",
-        CapSpec::TailTokens(_) | CapSpec::HeadTokens(_) | CapSpec::HeadTailTokens(..) => "tokens",
+/// The facts of `capout --json` (`capout::facts::Facts`), sorted by name,
+/// with camelCase keys, but those of a command's ending; the error of a
+/// save is `saveError`.
+fn summary(options: &Options, summary: &Summary) -> Value {
+    let facts = serde_json::to_value(Facts::of_summary(options, summary)).unwrap_or_default();
+    let Value::Object(facts) = facts else { return Value::Null };
+    let mut object = serde_json::Map::new();
+    for (name, value) in facts {
+        match name.as_str() {
+            "exit_code" | "signal" | "timed_out" => {}
+            "error" => drop(object.insert("saveError".to_owned(), value)),
+            _ => drop(object.insert(camel_case(&name), value)),
+        }
     }
+    Value::Object(object)
 }
 
-/// The facts of `capout --json`, in its order, with camelCase keys.
-fn summary(options: &Options, facts: &Summary) -> Value {
-    let notice = facts.notice.as_ref().map(|n| {
-        let lines: Vec<&[u8]> = n.lines().collect();
-        String::from_utf8_lossy(&lines.join(&b'\n')).into_owned()
-    });
-    let limit = match options.cap.limit() {
-        Limit::One(n) => json!(n),
-        Limit::Pair(h, t) => json!([h, t]),
-    };
-    // The page of a paging cap, as `--json` gives it: the first and last
-    // shown, and the next offset while more follows.
-    let page = match (facts.first, facts.last) {
-        (Some(first), Some(last)) if facts.paged => Some((first, last, facts.next_offset)),
-        _ => None,
-    };
-    json!({
-        "notice": notice,
-        "truncated": facts.truncated,
-        "cap": options.cap.name(),
-        "limit": limit,
-        "budget": options.budget,
-        "totalBytes": facts.totals.bytes(),
-        "totalChars": facts.totals.chars(),
-        "totalLines": facts.totals.lines(),
-        "matches": facts.matches,
-        "unit": unit(options),
-        "omitted": if facts.truncated { facts.omitted } else { Some(0) },
-        "first": page.map(|p| p.0),
-        "last": page.map(|p| p.1),
-        "nextOffset": page.and_then(|p| p.2),
-        "totalTokens": facts.total_tokens,
-        "tokenizer": options.cap.is_token_cap().then(|| options.tokenizer.name()),
-        "savedTo": facts.saved_to.as_ref().map(|p| p.display().to_string()),
-        "saveError": facts.save_error.as_ref().map(ToString::to_string),
-    })
+/// `snake_case` as `camelCase`.
+fn camel_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut upper = false;
+    for c in name.chars() {
+        match c {
+            '_' => upper = true,
+            c if upper => {
+                out.push(c.to_ascii_uppercase());
+                upper = false;
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// What `finish` returns: the rest of the output and the summary.

@@ -43,7 +43,7 @@ impl JsTools {
         if !real.is_dir() {
             return Err(fail("not a directory".into()));
         }
-        let tools = Hosted::new(given, real, "capout-mcp-").map_err(|e| failed(&root, e))?;
+        let tools = Hosted::new(given, real, "capout-mcp-", "node").map_err(|e| failed(&root, e))?;
         Ok(JsTools { tools: Arc::new(tools), root })
     }
 

@@ -82,6 +82,17 @@ for (const options of caps) {
   });
 }
 
+test('JSON cut by its structure: the CLI bytes and every fact of the cut', () => {
+  const doc = Buffer.from(JSON.stringify({ items: Array.from({ length: 40 }, (_, i) => ({ id: i, name: `n${i}` })) }));
+  for (const options of [{ headChars: 4000, jsonItems: 3 }, { headChars: 4000, jsonItems: 2, jsonStringChars: 1 }]) {
+    const want = cli(words(options), doc);
+    const got = run(options, [doc.subarray(0, 7), doc.subarray(7)]);
+    assert.equal(got.output.toString(), want.stdout.toString(), label(options));
+    assert.deepEqual(got.summary, cliSummary(options, doc), label(options));
+    assert.equal(got.summary.jsonItems, 40, label(options));
+  }
+});
+
 test('an empty input: the CLI bytes and summary', () => {
   for (const options of [{}, { headLines: 3 }, { maxMatches: 2, pattern: 'x' }]) {
     const want = cli(words(options), '');

@@ -41,8 +41,12 @@ ln "$root/target/debug/libcapout_node.so" "$module" 2>/dev/null || cp "$root/tar
 
 export CAPOUT_BIN=$root/target/debug/capout
 export CAPOUT_MCP_BIN=$root/target/debug/capout-mcp
-# The oracle runs with a clean environment, as the CLI tests run it.
-unset CAPOUT_OPTS CAPOUT_CONFIG
+# The oracle runs with a clean environment, as the CLI tests run it; the
+# module's ledger goes to a scratch state folder, not the user's.
+unset CAPOUT_OPTS CAPOUT_CONFIG CAPOUT_LEDGER
+XDG_STATE_HOME=$(mktemp -d)
+export XDG_STATE_HOME
+trap 'rm -rf "$XDG_STATE_HOME"' EXIT
 status=0
 node --test --test-reporter=spec "$test"/*.test.mjs || status=1
 

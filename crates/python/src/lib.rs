@@ -15,7 +15,8 @@ use std::sync::{Mutex, PoisonError};
 use capout::cli::Run;
 use capout::cli::{self, Action};
 use capout::command::{self, Place};
-use capout_core::{CapSpec, Capper, Limit, Options};
+use capout::facts::Facts;
+use capout_core::{Capper, Limit, Options};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
@@ -180,7 +181,8 @@ fn engine_error(e: &dyn std::fmt::Display) -> PyErr {
 }
 
 /// What a run did: the facts that `capout --json` gives beside the
-/// output.
+/// output, each under its name there (`capout::facts::Facts`), but the
+/// limit, which is `(n, None)` or `(head, tail)`.
 #[pyclass(module = "capout", frozen, eq, get_all, skip_from_py_object)]
 #[derive(Clone, Debug, PartialEq)]
 pub struct Summary {
@@ -199,6 +201,13 @@ pub struct Summary {
     next_offset: Option<u64>,
     total_tokens: Option<u64>,
     tokenizer: Option<&'static str>,
+    json_items_kept: Option<u64>,
+    json_items: Option<u64>,
+    json_arrays_cut: Option<u64>,
+    json_strings_cut: Option<u64>,
+    json_documents_kept: Option<u64>,
+    json_documents: Option<u64>,
+    json_ended_at: Option<u64>,
     notice: Option<String>,
     saved_to: Option<String>,
     error: Option<String>,
@@ -207,57 +216,53 @@ pub struct Summary {
     timed_out: bool,
 }
 
-/// The unit the cap counts in, as `--json` names it.
-fn unit(config: &Options) -> &'static str {
-    match config.cap {
-        CapSpec::TailChars(_) | CapSpec::HeadChars(_) | CapSpec::HeadTailChars(..) => config.unit.name(),
-        CapSpec::HeadLines { .. } | CapSpec::TailLines(_) | CapSpec::HeadTailLines(..) => "lines",
-        CapSpec::MaxMatches(_) => "matches",
-        CapSpec::TailTokens(_) | CapSpec::HeadTokens(_) | CapSpec::HeadTailTokens(..) => "tokens",
+impl From<Facts> for Summary {
+    fn from(f: Facts) -> Summary {
+        Summary {
+            truncated: f.truncated,
+            cap: f.cap,
+            limit: match f.limit {
+                Limit::One(n) => (n, None),
+                Limit::Pair(h, t) => (h, Some(t)),
+            },
+            budget: f.budget,
+            unit: f.unit,
+            total_bytes: f.total_bytes.unwrap_or(0),
+            total_chars: f.total_chars,
+            total_lines: f.total_lines,
+            matches: f.matches,
+            omitted: f.omitted,
+            first: f.first,
+            last: f.last,
+            next_offset: f.next_offset,
+            total_tokens: f.total_tokens,
+            tokenizer: f.tokenizer,
+            json_items_kept: f.json_items_kept,
+            json_items: f.json_items,
+            json_arrays_cut: f.json_arrays_cut,
+            json_strings_cut: f.json_strings_cut,
+            json_documents_kept: f.json_documents_kept,
+            json_documents: f.json_documents,
+            json_ended_at: f.json_ended_at,
+            notice: f.notice,
+            saved_to: f.saved_to,
+            error: f.error,
+            exit_code: f.exit_code,
+            signal: f.signal,
+            timed_out: f.timed_out,
+        }
     }
 }
 
 impl Summary {
     fn of(config: &Options, s: &capout_core::Summary) -> Summary {
-        let page = s.page();
-        Summary {
-            truncated: s.truncated,
-            cap: config.cap.name(),
-            limit: match config.cap.limit() {
-                Limit::One(n) => (n, None),
-                Limit::Pair(h, t) => (h, Some(t)),
-            },
-            budget: config.budget,
-            unit: unit(config),
-            total_bytes: s.totals.bytes(),
-            total_chars: s.totals.chars(),
-            total_lines: s.totals.lines(),
-            matches: s.matches,
-            omitted: if s.truncated { s.omitted } else { Some(0) },
-            first: page.map(|p| p.first),
-            last: page.map(|p| p.last),
-            next_offset: page.and_then(|p| p.next_offset),
-            total_tokens: s.total_tokens,
-            tokenizer: config.cap.is_token_cap().then(|| config.tokenizer.name()),
-            notice: s.notice.as_ref().map(ToString::to_string).filter(|n| !n.is_empty()),
-            saved_to: s.saved_to.as_ref().map(|p| p.display().to_string()),
-            error: s.save_error.as_ref().map(ToString::to_string),
-            exit_code: 0,
-            signal: None,
-            timed_out: false,
-        }
+        Facts::of_summary(config, s).into()
     }
 
     /// A command's run: the filter's summary, with the notice lines that
     /// the command's ending adds and how it ended.
     fn of_report(config: &Options, ran: &capout::run::Ran) -> Summary {
-        Summary {
-            notice: ran.notice_lines().map(|lines| String::from_utf8_lossy(&lines.join(&b'\n')).into_owned()),
-            exit_code: ran.ending.exit_code,
-            signal: ran.ending.signal,
-            timed_out: ran.ending.timed_out.is_some(),
-            ..Summary::of(config, &ran.summary)
-        }
+        Facts::of(config, ran).into()
     }
 }
 
@@ -409,7 +414,7 @@ fn run(
         _ => engine_error(&e),
     })?;
     let summary = finished.summary.ok_or_else(|| PyRuntimeError::new_err("the output was closed"))?;
-    let summary = Summary::of_report(&config, &capout::run::Ran { summary, ending: finished.ending });
+    let summary = Summary::of_report(&config, &capout::run::Ran::new(summary, finished.ending));
     out.shrink_to_fit();
     Ok(Result { output: PyBytes::new(py, &out).unbind(), summary: Py::new(py, summary)? })
 }

@@ -41,7 +41,7 @@ impl Tools {
         if !real.is_dir() {
             return Err(PyValueError::new_err(format!("root {}: not a directory", root.display())));
         }
-        Ok(Tools { tools: Hosted::new(&root, real, "capout-py-").map_err(hosted_error)? })
+        Ok(Tools { tools: Hosted::new(&root, real, "capout-py-", "python").map_err(hosted_error)? })
     }
 
     /// The root, canonical.

@@ -45,6 +45,7 @@ def test_run_summary_is_what_json_says():
         {"max_matches": 3, "pattern": "7"},
         {"tail_tokens": 20},
         {"head_lines": 2, "tail_lines": 2},
+        {"head_chars": 100, "json_items": 3},
     ],
 )
 def test_run_summary_has_every_fact_of_json_as_the_cli_counts_it(options):

@@ -106,3 +106,24 @@ def test_a_panic_in_a_tool_call_is_an_error_of_that_call(tmp_path, monkeypatch):
     assert str(raised.value) == "the tool failed: a bug in capout: CAPOUT_TEST_PANIC asked grep to panic"
     # The interpreter and the tools go on.
     assert tools.bash("echo still here") == "still here\n"
+
+
+def test_each_call_is_a_line_of_the_ledger_and_a_page_read_back_counts(tmp_path, monkeypatch):
+    import json
+
+    state = tmp_path / "state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    root = tmp_path / "root"
+    root.mkdir()
+    with capout.Tools(root) as tools:
+        text = tools.bash("seq 100000 | sed s/^/zq/")
+        saved = re.search(r"; full output: (\S+)\)\n$", text).group(1)
+        tools.read(saved, 500, 10)
+    ledger = (state / "capout" / "ledger.jsonl").read_text()
+    assert "zq99999" not in ledger, "the output is never in the ledger"
+    bash, page = [json.loads(line) for line in ledger.splitlines()]
+    assert (bash["front"], bash["tool"], bash["command"]) == ("python", "bash", "seq 100000 | sed s/^/zq/")
+    assert (bash["cut"], bash["saved"], bash["exit"], bash["chars_in"]) == (True, saved, 0, 788_895)
+    assert bash["chars_shown"] == len(text)
+    assert (page["front"], page["tool"], page["page_of"]) == ("python", "read", saved)
+    assert oct(os.stat(state / "capout" / "ledger.jsonl").st_mode & 0o777) == "0o600"

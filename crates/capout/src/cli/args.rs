@@ -170,6 +170,11 @@ pub struct Args {
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub(super) input: Option<PathBuf>,
 
+    /// Add a line for this run to the ledger that `capout stats` reads (a hooked call always does,
+    /// a plain run only with this)
+    #[arg(long)]
+    pub(super) ledger: bool,
+
     /// Apply the options of profile NAME: read, grep, bash, tool, or a [profile.NAME] of the config file
     #[arg(long, value_name = "NAME")]
     pub(super) profile: Option<String>,

@@ -34,6 +34,8 @@ pub struct Run {
     pub command: Option<CommandSpec>,
     /// `--input FILE`: the file read instead of stdin.
     pub input: Option<PathBuf>,
+    /// `--ledger`: the run adds its line to the ledger.
+    pub ledger: bool,
 }
 
 impl Args {
@@ -213,7 +215,7 @@ impl Args {
         options.stop_at_cap = self.stop_at_cap;
         options.json_items = self.json_items;
         options.json_string_chars = self.json_string_chars.unwrap_or(capout_core::DEFAULT_JSON_STRING_CHARS);
-        Ok(Run { options, command, input: self.input })
+        Ok(Run { options, command, input: self.input, ledger: self.ledger })
     }
 
     /// The command to run, with the options that only make sense with one.

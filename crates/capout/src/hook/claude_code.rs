@@ -258,7 +258,7 @@ impl Call {
 /// The command in Claude Code's script (`... && eval 'COMMAND' < /dev/null
 /// && pwd -P >| FILE`), as `eval` gets it: its one word, after the
 /// shell's quote removal.
-fn eval_word(script: &str) -> Option<String> {
+pub(crate) fn eval_word(script: &str) -> Option<String> {
     let at = script.find(" && eval ").or_else(|| script.find("{ eval "))?;
     first_word(script[at..].split_once("eval ")?.1)
 }
@@ -309,7 +309,7 @@ pub fn margin(timeout: Duration) -> Duration {
 /// In the prefix, about to run `script` as `args` say: when the hook left
 /// the call's timeout and the cap holds its output back until the end (a
 /// tail cap, not `--json`), a copy of that cap beside the run, fed what
-/// the run reads ([`crate::run::TAP`]), and a thread that writes what it
+/// the run reads ([`crate::run::tap`]), and a thread that writes what it
 /// keeps just before the timeout ([`snapshot`]). It never delays the
 /// command, and does nothing once the output has ended.
 fn watch(script: &OsStr, args: &[OsString]) {
@@ -343,9 +343,7 @@ fn watch(script: &OsStr, args: &[OsString]) {
             }
         }
     };
-    if crate::run::TAP.set(Box::new(tap)).is_err() {
-        return;
-    }
+    crate::run::tap(Box::new(tap));
     let _ = std::thread::Builder::new().name("capout-snapshot".into()).spawn(move || {
         std::thread::sleep(wait);
         snapshot(&shadow, &dir, at);

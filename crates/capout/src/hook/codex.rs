@@ -279,7 +279,7 @@ fn heredocs_opened(line: &str) -> Vec<(String, bool)> {
 /// waiting): one that is there but cannot be read so (a FIFO, a link to a
 /// device, a huge file, one that a project carries in git) is `Err`,
 /// since its rules could be about any word; so is a `.rules` file that
-/// builds a word (see [`literals`]). A string's escapes are decoded, and
+/// builds a word (see `literals`). A string's escapes are decoded, and
 /// a comment's quotes open no string.
 pub fn rule_words(cwd: &Path) -> Result<Vec<String>, String> {
     let mut dirs: Vec<PathBuf> = Vec::new();

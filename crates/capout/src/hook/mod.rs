@@ -143,12 +143,18 @@ pub fn profile(harness: &str) -> &str {
     }
 }
 
+/// Where the private folder of saved outputs is, made or not: see
+/// [`save_dir`].
+pub fn save_dir_path() -> PathBuf {
+    std::env::temp_dir().join(format!("capout-{}", rustix::process::getuid().as_raw()))
+}
+
 /// The private folder of saved outputs, `$TMPDIR/capout-UID`, mode 0700:
 /// made when missing, and refused when it is not a folder of the user's
 /// own that only they can read (another user could have planted it).
 pub fn save_dir() -> io::Result<PathBuf> {
     let uid = rustix::process::getuid().as_raw();
-    let dir = std::env::temp_dir().join(format!("capout-{uid}"));
+    let dir = save_dir_path();
     match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}

@@ -2,9 +2,9 @@
 //! [--dry-run]`: writes capout into a harness's own configuration.
 //!
 //! Each harness's module says what capout puts where (a [`Plan`]); one
-//! path ([`apply`]) carries out every plan: it reads and checks every
+//! path (`apply`) carries out every plan: it reads and checks every
 //! file first and writes only when all of them can be written, edits
-//! settings as text (every byte of the user's stays, see [`merge`]),
+//! settings as text (every byte of the user's stays, see `merge`),
 //! writes through a symbolic link into its target, atomically, after a
 //! backup of what was there (`FILE.capout-backup`), and `--uninstall`
 //! takes out capout's entries alone.

@@ -29,11 +29,19 @@ pub fn capout_std() -> std::process::Command {
 /// Takes away what the user's own environment would change about a run:
 /// `CAPOUT_OPTS` and `CAPOUT_CONFIG` are removed, and `HOME` and
 /// `XDG_CONFIG_HOME` point at an empty folder, so no config file is
-/// found. Also for a shell or terminal that runs capout itself. A test
-/// that sets one of them afterwards overrides it.
+/// found. The ledger is off (`CAPOUT_LEDGER=0`, no `XDG_STATE_HOME`), so
+/// that no test writes into the user's state or the empty home; the
+/// ledger's own tests turn it on in a folder of their own. Also for a
+/// shell or terminal that runs capout itself. A test that sets one of
+/// them afterwards overrides it.
 pub fn clean_env(cmd: &mut std::process::Command) -> &mut std::process::Command {
     let home = empty_home();
-    cmd.env_remove("CAPOUT_OPTS").env_remove("CAPOUT_CONFIG").env("HOME", home).env("XDG_CONFIG_HOME", home)
+    cmd.env_remove("CAPOUT_OPTS")
+        .env_remove("CAPOUT_CONFIG")
+        .env_remove("XDG_STATE_HOME")
+        .env("CAPOUT_LEDGER", "0")
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home)
 }
 
 /// An empty folder under Cargo's temporary folder for the tests, made

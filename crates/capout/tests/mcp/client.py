@@ -7,6 +7,7 @@ Every test asserts the exact text the model would see.
 """
 
 import asyncio
+import json
 import os
 import re
 import shutil
@@ -21,7 +22,7 @@ import traceback
 from pathlib import Path
 
 from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp.client.stdio import get_default_environment, stdio_client
 from mcp.shared.exceptions import MCPError
 
 SAVED = re.compile(r"; full output: (/\S+capout-\w+\.log)\)\n")
@@ -620,6 +621,38 @@ TESTS = [
 ]
 
 
+async def each_call_is_a_line_of_the_ledger_and_a_page_read_back_counts(capout):
+    with tempfile.TemporaryDirectory() as base:
+        base = Path(base).resolve()
+        root = base / "root"
+        root.mkdir()
+        state = base / "state"
+        env = {"PATH": os.environ["PATH"], "HOME": str(base), "XDG_STATE_HOME": str(state)}
+        params = StdioServerParameters(command=capout, args=["--mcp", "--root", str(root)], env=env)
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as s:
+                await s.initialize()
+                c = Client(s)
+                text = await c.ok("bash", command="seq 100000 | sed s/^/zq/")
+                saved = SAVED.search(text).group(1)
+                await c.ok("read", path=saved, offset=500, limit=10)
+                await c.ok("grep", pattern="zq5", path=saved)
+        ledger = (state / "capout" / "ledger.jsonl").read_text()
+        assert "zq99999" not in ledger, "the output is never in the ledger"
+        lines = [json.loads(line) for line in ledger.splitlines()]
+        same([(e["front"], e["tool"]) for e in lines], [("mcp", "bash"), ("mcp", "read"), ("mcp", "grep")])
+        bash, page, grep = lines
+        same((bash["command"], bash["cut"], bash["saved"], bash["exit"]), ("seq 100000 | sed s/^/zq/", True, saved, 0))
+        same((bash["chars_in"], bash["chars_shown"]), (788_895, len(text)))
+        assert bash["tokens_in"] > 50 * bash["tokens_shown"], bash
+        same((page["page_of"], page["cut"], page["command"]), (saved, True, saved))
+        same((grep["cut"], grep["command"], grep["page_of"]), (True, f"zq5 {saved}", saved))
+        same(oct(os.stat(state / "capout" / "ledger.jsonl").st_mode & 0o777), "0o600")
+        stats = subprocess.run([capout, "stats", "--json"], env=env, capture_output=True, check=True)
+        report = json.loads(stats.stdout)
+        same((report["calls"], report["cut"], report["pages"], report["cut_read_back"]), (1, 1, 2, 1))
+
+
 def layout(base):
     """A root, with a secret beside it that a symlink in it points at."""
     root = base / "root"
@@ -633,7 +666,10 @@ def layout(base):
 
 
 async def session(capout, root, body):
-    params = StdioServerParameters(command=capout, args=["--mcp", "--root", str(root)])
+    # The SDK's own environment for a server, with the ledger off: no
+    # test writes into the user's state.
+    env = {**get_default_environment(), "CAPOUT_LEDGER": "0"}
+    params = StdioServerParameters(command=capout, args=["--mcp", "--root", str(root)], env=env)
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as s:
             await s.initialize()
@@ -660,7 +696,11 @@ async def tests(capout):
 
         await session(capout, root, run_all)
     # Servers of their own, over config files that retune the profiles.
-    for test in [descriptions_follow_the_config_file, grep_keeps_the_profiles_notice_format_and_line_numbers]:
+    for test in [
+        descriptions_follow_the_config_file,
+        grep_keeps_the_profiles_notice_format_and_line_numbers,
+        each_call_is_a_line_of_the_ledger_and_a_page_read_back_counts,
+    ]:
         try:
             await test(capout)
             passed += 1

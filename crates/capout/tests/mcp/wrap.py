@@ -89,8 +89,8 @@ async def sampled(context, params):
 class Both:
     """A session with the server through the proxy, and one without it."""
 
-    def __init__(self, wrapped, plain):
-        self.wrapped, self.plain = wrapped, plain
+    def __init__(self, wrapped, plain, home):
+        self.wrapped, self.plain, self.home = wrapped, plain, home
 
     async def call(self, tool, **arguments):
         return await self.wrapped.call_tool(tool, arguments), await self.plain.call_tool(tool, arguments)
@@ -106,7 +106,7 @@ async def sessions(capout, command, body, env=None):
         async with ClientSession(r1, w1, sampling_callback=sampled) as s1, \
                 ClientSession(r2, w2, sampling_callback=sampled) as s2:
             same((await s1.initialize()).model_dump(), (await s2.initialize()).model_dump())
-            return await body(Both(s1, s2))
+            return await body(Both(s1, s2, Path(home)))
 
 
 def dump(result):
@@ -149,6 +149,24 @@ async def a_result_of_100000_lines_is_cut_saved_and_paged(both):
     same(page, numbered(lines[:shown], 1) + f"... (truncated, showing lines 1-{shown} of 100000, next offset {shown})\n")
     page = (await both.wrapped.call_tool("capout_page", {"path": path, "offset": 99998})).content[0].text
     same(page, numbered(lines[99998:], 99999) + "... (showing lines 99999-100000 of 100000, end of input)\n")
+
+
+async def each_result_is_a_line_of_the_ledger_and_capout_page_a_page(both):
+    ledger = both.home / ".local" / "state" / "capout" / "ledger.jsonl"
+    before = len(ledger.read_text().splitlines()) if ledger.exists() else 0
+    wrapped, plain = await both.call("lines", n=100_000)
+    path = SAVED.search(wrapped.content[0].text).group(1)
+    await both.wrapped.call_tool("capout_page", {"path": path, "offset": 500})
+    await both.call("echo", text="hi")
+    text = ledger.read_text()
+    assert "99999" not in text, "the output is never in the ledger"
+    lines = [json.loads(line) for line in text.splitlines()[before:]]
+    same([(e["front"], e["tool"], e["cut"]) for e in lines], [("proxy", "lines", True), ("proxy", "read", True), ("proxy", "echo", False)])
+    cut, page, small = lines
+    full = plain.content[0].text
+    same((cut["chars_in"], cut["chars_shown"], cut["saved"]), (len(full), len(wrapped.content[0].text), path))
+    same(page["page_of"], path)
+    same((small["chars_in"], small["chars_shown"]), (2, 2))
 
 
 async def a_json_document_of_20000_items_is_cut(both):
@@ -239,6 +257,7 @@ TESTS = [
     tools_are_the_servers_and_capout_page_once,
     what_fits_is_the_same_with_and_without,
     a_result_of_100000_lines_is_cut_saved_and_paged,
+    each_result_is_a_line_of_the_ledger_and_capout_page_a_page,
     a_json_document_of_20000_items_is_cut,
     an_image_over_256_kib_is_one_line_naming_its_file,
     the_servers_request_for_sampling_reaches_the_client,

@@ -145,11 +145,19 @@ impl Drop for Folder {
 impl Hosted {
     /// The tools over `root` (as given; `real` is it canonical, a folder),
     /// their saved outputs in a new folder outside it, named `prefix…`,
-    /// that only its user may list, and bound as the server bounds them.
-    pub fn new(root: &Path, real: PathBuf, prefix: &'static str) -> Result<Hosted, HostedError> {
+    /// that only its user may list, and bound as the server bounds them;
+    /// the ledger names `front` (`python`, `node`) as what served them.
+    pub fn new(
+        root: &Path,
+        real: PathBuf,
+        prefix: &'static str,
+        front: &'static str,
+    ) -> Result<Hosted, HostedError> {
         let max = saved::saved_max().map_err(HostedError::SavedMax)?;
         let folder = Folder::new(prefix)?;
-        let tools = Tools::new(Roots::new(root, real, folder.path.clone())).map_err(HostedError::Profiles)?;
+        let mut tools =
+            Tools::new(Roots::new(root, real, folder.path.clone())).map_err(HostedError::Profiles)?;
+        tools.front = front;
         let saved = Arc::new(Saved::new(folder.path.clone(), max));
         let open = Open { tools: Arc::new(tools), saved, folder: Some(folder) };
         Ok(Hosted { prefix, max, open: Mutex::new(open), calls: Arc::default() })

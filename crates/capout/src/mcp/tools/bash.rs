@@ -32,6 +32,16 @@ impl Tools {
         env: Vec<(OsString, OsString)>,
         stop: Option<Arc<Stop>>,
     ) -> Result<String, String> {
+        crate::ledger::record(self.entry("bash", script), || self.run_bash(script, timeout, env, stop))
+    }
+
+    fn run_bash(
+        &self,
+        script: &str,
+        timeout: u64,
+        env: Vec<(OsString, OsString)>,
+        stop: Option<Arc<Stop>>,
+    ) -> Result<String, String> {
         if timeout == 0 {
             return Err(notice::TIMEOUT_ZERO.into());
         }
@@ -70,6 +80,13 @@ impl Tools {
         let finished =
             command::run_in(&options, &spec, &place, &mut out, &mut io::sink()).map_err(|e| e.to_string())?;
         self.keep_cwd(cwd_file.path());
+        crate::ledger::note(|entry| {
+            entry.exit = Some(finished.ending.exit_code);
+            if let Some(summary) = &finished.summary {
+                entry.cut = summary.truncated;
+                entry.saved = summary.saved_to.as_ref().map(|p| p.display().to_string());
+            }
+        });
         if let Some(e) = finished.summary.and_then(|s| s.save_error) {
             // The output stands; only the copy of it failed.
             let _ = writeln!(out, "{}", notice::not_saved(e));

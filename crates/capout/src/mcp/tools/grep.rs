@@ -48,12 +48,20 @@ impl Tools {
     /// In a debug build only, when `CAPOUT_TEST_PANIC` is `grep`: the
     /// tests' way to a panic in a call.
     pub fn grep(&self, request: &GrepRequest) -> Result<String, String> {
+        let what = format!("{} {}", request.pattern, request.path);
+        crate::ledger::record(self.entry("grep", &what), || self.grep_tree(request))
+    }
+
+    fn grep_tree(&self, request: &GrepRequest) -> Result<String, String> {
         // A bug on demand, for the tests that a panic in a call is an
         // error of that call in the server and the modules. Read in debug
         // builds only: what is shipped has no such switch.
         #[cfg(debug_assertions)]
         assert!(std::env::var_os(PANIC_VAR).is_none_or(|v| v != "grep"), "{PANIC_VAR} asked grep to panic");
         let opened = self.roots.open(&request.path)?;
+        if opened.kind == FileType::RegularFile && self.is_saved(&opened.path) {
+            crate::ledger::note(|entry| entry.page_of = Some(opened.path.display().to_string()));
+        }
         if !matches!(opened.kind, FileType::RegularFile | FileType::Directory) {
             return Err(not_regular(&request.path, opened.kind));
         }
@@ -115,7 +123,8 @@ impl Tools {
         for (i, (_, _, found)) in found.iter().enumerate() {
             push_result(&mut capper, &mut out, &search, found, i == 0)?;
         }
-        capper.finish(&mut out).map_err(|e| e.to_string())?;
+        let summary = capper.finish(&mut out).map_err(|e| e.to_string())?;
+        crate::ledger::note(|entry| entry.cut = summary.truncated);
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 
@@ -445,6 +454,9 @@ fn push_result(
         push(capper, out, b"--\n")?;
     }
     push(capper, out, &found.text)?;
+    // The ledger counts what was formatted; the entries past the page
+    // never are.
+    crate::ledger::feed(&found.text);
     let mut counted = found.entries - found.written;
     // The lines past the page are never shown: a short line stands for
     // each, so that the cap counts them.

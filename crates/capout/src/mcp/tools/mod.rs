@@ -33,6 +33,9 @@ pub struct Tools {
     /// Where the next `bash` command starts: where the last one ended,
     /// at first the root. The session's alone: one server serves one.
     cwd: Arc<std::sync::Mutex<PathBuf>>,
+    /// What the ledger names as the front-end of these tools' calls:
+    /// `mcp`, or the module that hosts them.
+    pub front: &'static str,
 }
 
 impl Tools {
@@ -53,7 +56,14 @@ impl Tools {
         // Profile bash's `--binary hide` replaces binary output, in the
         // engine, as the CLI and its hooks replace it (`binary = "show"`
         // in a config file turns it off).
-        Ok(Tools { roots, read: plain("read")?, grep: plain("grep")?, bash: plain("bash")?, cwd })
+        Ok(Tools {
+            roots,
+            read: plain("read")?,
+            grep: plain("grep")?,
+            bash: plain("bash")?,
+            cwd,
+            front: "mcp",
+        })
     }
 
     /// The configs of the profiles `read`, `grep` and `bash`, as loaded:
@@ -65,6 +75,22 @@ impl Tools {
     /// Where the next `bash` command starts.
     pub fn cwd(&self) -> PathBuf {
         self.cwd.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
+    /// The ledger's entry for a call of `tool` on `what` (a path, a
+    /// pattern, a command).
+    fn entry(&self, tool: &str, what: &str) -> crate::ledger::Entry {
+        crate::ledger::Entry::new(self.front, tool).command(what)
+    }
+
+    /// Whether `path` is an output that a call saved: in the server's
+    /// folder, or the hooks' (a harness's model may page one through
+    /// `read`).
+    fn is_saved(&self, path: &std::path::Path) -> bool {
+        let dir = path.parent();
+        dir == Some(self.roots.saved.as_path())
+            || std::fs::canonicalize(crate::hook::save_dir_path())
+                .is_ok_and(|hooks| dir == Some(hooks.as_path()))
     }
 
     /// The number of lines `read` shows when no limit is given.

@@ -6,6 +6,7 @@ use capout_core::CapSpec;
 use rustix::fs::FileType;
 
 use super::Tools;
+use crate::ledger::{self, Fed};
 use crate::mcp::notice::{self, not_regular};
 use crate::mcp::paths::reason;
 
@@ -17,11 +18,18 @@ impl Tools {
     /// `read`: lines `offset`+1 … `offset`+`limit` of a file, numbered
     /// as `capout -N --head-lines LIMIT --offset OFFSET` numbers them.
     pub fn read(&self, path: &str, offset: u64, limit: Option<u64>) -> Result<String, String> {
+        ledger::record(self.entry("read", path), || self.read_page(path, offset, limit))
+    }
+
+    fn read_page(&self, path: &str, offset: u64, limit: Option<u64>) -> Result<String, String> {
         let limit = limit.unwrap_or_else(|| self.read_limit());
         if limit == 0 {
             return Err(notice::LIMIT_ZERO.into());
         }
         let opened = self.roots.open(path)?;
+        if self.is_saved(&opened.path) {
+            ledger::note(|entry| entry.page_of = Some(opened.path.display().to_string()));
+        }
         match opened.kind {
             FileType::RegularFile => {}
             FileType::Directory => {
@@ -48,8 +56,10 @@ impl Tools {
         options.cap = cap;
         options.line_numbers = true;
         let mut out = Vec::new();
-        capout_core::run(&options, Cursor::new(start).chain(file), &mut out, &mut io::sink())
-            .map_err(|e| notice::path_error(path, e))?;
+        let summary =
+            capout_core::run(&options, Fed(Cursor::new(start).chain(file)), &mut out, &mut io::sink())
+                .map_err(|e| notice::path_error(path, e))?;
+        ledger::note(|entry| entry.cut = summary.truncated);
         Ok(String::from_utf8_lossy(&out).into_owned())
     }
 }

@@ -161,7 +161,8 @@ fn run(wrap: &Wrap) -> Result<ExitCode, (Exit, String)> {
         .canonicalize()
         .map_err(|e| failure(format!("cannot find the folder of saved results: {e}")))?;
     let caps = caps::Caps::load(file, &wrap.profile, &dir).map_err(usage)?;
-    let pager = Tools::new(Roots::new(&dir, dir.clone(), dir.clone())).map_err(usage)?;
+    let mut pager = Tools::new(Roots::new(&dir, dir.clone(), dir.clone())).map_err(usage)?;
+    pager.front = "proxy";
     let stdout = io::stdout().as_fd().try_clone_to_owned().map_err(|e| failure(e.to_string()))?;
     let command = command_words(&wrap.command);
     let out = out::Out::new(Box::new(File::from(stdout)));

@@ -24,6 +24,8 @@ use std::sync::Arc;
 
 use capout_core::{Capper, Summary};
 
+use crate::ledger::Count;
+
 use super::json::{Event, Take, Walker};
 use super::media::{self, Media};
 use super::notice;
@@ -75,6 +77,8 @@ struct Line {
     tools: Tools,
     /// A file was saved: the folder may be over its bound.
     saved: bool,
+    /// A tool's text as the ledger counts it.
+    counted: Option<Counted>,
 }
 
 /// What the decoded bytes of the current value are for.
@@ -153,14 +157,20 @@ struct TextCut {
     options: capout_core::Options,
     held: Vec<u8>,
     streaming: Option<Capped>,
+    /// The whole text counted, for the ledger (when it is on).
+    read: Option<Count>,
 }
 
 impl TextCut {
     fn new(session: &Session, profile: usize) -> TextCut {
-        TextCut { options: session.caps.options(profile).clone(), held: Vec::new(), streaming: None }
+        let read = crate::ledger::enabled().then(Count::default);
+        TextCut { options: session.caps.options(profile).clone(), held: Vec::new(), streaming: None, read }
     }
 
     fn push(&mut self, bytes: &[u8]) {
+        if let Some(read) = &mut self.read {
+            read.add(bytes);
+        }
         if let Some(capped) = &mut self.streaming {
             capped.push(bytes);
         } else if self.held.len() + bytes.len() <= HELD_TEXT {
@@ -190,6 +200,14 @@ impl TextCut {
         // Cut: again, saved, so that its notice names the file.
         Capped::with(&self.options)?.run(&self.held)
     }
+}
+
+/// A tool's text, counted for the ledger: characters and tokens of the
+/// whole and of what was shown, and where the whole was saved.
+struct Counted {
+    read: (u64, u64),
+    shown: (u64, u64),
+    saved: Option<String>,
 }
 
 /// One item of `content`.
@@ -251,6 +269,7 @@ impl Line {
             structured: None,
             tools: Tools::default(),
             saved: false,
+            counted: None,
         }
     }
 
@@ -565,7 +584,22 @@ impl Line {
         let Some(at) = self.cuts.iter().position(|c| c.profile == profile) else { return edits };
         let cut = self.cuts.swap_remove(at);
         let is_text = |block: &Block| block.kind.as_deref().is_none_or(|k| k == "text");
-        if let Some((summary, out)) = cut.text.and_then(TextCut::finish)
+        let mut text = cut.text;
+        let read = text.as_mut().and_then(|t| t.read.take());
+        let finished = text.and_then(TextCut::finish);
+        if let Some(read) = read {
+            let cut = finished.as_ref().filter(|(summary, _)| summary.truncated);
+            let shown = cut.map(|(_, out)| {
+                let mut shown = Count::default();
+                shown.add(out);
+                shown.totals()
+            });
+            let saved =
+                cut.and_then(|(summary, _)| summary.saved_to.as_ref()).map(|p| p.display().to_string());
+            self.counted =
+                Some(Counted { read: read.totals(), shown: shown.unwrap_or(read.totals()), saved });
+        }
+        if let Some((summary, out)) = finished
             && summary.truncated
         {
             self.saved |= summary.saved_to.is_some();
@@ -735,6 +769,9 @@ impl Replies {
         if line.passing {
             session.out.part(b"\n", true)?;
             taken(&line.id);
+            if let Some(id) = &line.id {
+                session.answered(id);
+            }
         } else {
             let complete = self.walker.complete();
             let kind = taken(&line.id);
@@ -753,7 +790,25 @@ impl Replies {
                     replaced = Some(session::error_with(&id, -32603, &message, None));
                 }
                 _ if !complete => {}
-                Some(Kind::Tool(Some(profile))) => edits = line.tool_edits(*profile),
+                Some(Kind::Tool(Some(profile))) => {
+                    edits = line.tool_edits(*profile);
+                    if let (Some(counted), Some((tool, started))) =
+                        (line.counted.take(), session.answered(&id))
+                    {
+                        let ((chars_in, tokens_in), (chars_shown, tokens_shown)) =
+                            (counted.read, counted.shown);
+                        let entry = crate::ledger::Entry {
+                            chars_in,
+                            tokens_in,
+                            chars_shown,
+                            tokens_shown,
+                            cut: counted.saved.is_some() || chars_shown != chars_in,
+                            saved: counted.saved,
+                            ..crate::ledger::Entry::new("proxy", &tool).command(&tool)
+                        };
+                        crate::ledger::append(&entry.took(started.elapsed()));
+                    }
+                }
                 Some(Kind::List { first }) => {
                     if line.tools.clash {
                         let why = Gone { message: notice::clash(&session.command), stderr: None };
@@ -771,6 +826,8 @@ impl Replies {
                 }
                 _ => {}
             }
+            // A call answered but not counted (an error, no text).
+            session.answered(&id);
             match replaced {
                 Some(reply) => session.out.line(|w| w.write_all(&reply))?,
                 None => session.out.line(|w| line.spill.emit(&edits, b"\n", w))?,

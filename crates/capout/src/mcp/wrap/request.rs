@@ -185,6 +185,9 @@ impl Requests {
                 if let (Some(id), Some(method)) = (&request, &self.method) {
                     let tool = self.name.as_deref().and_then(|name| self.session.caps.for_tool(name));
                     pending.insert(id, Kind::of(method, tool, !self.cursor));
+                    if let (Some(name), "tools/call", Some(_)) = (&self.name, method.as_str(), tool) {
+                        self.session.note_call(id, name);
+                    }
                 }
                 drop(pending);
                 self.route = Route::Server;

@@ -42,6 +42,9 @@ pub struct Session {
     pub failed: AtomicBool,
     /// Ends the server, when the session cannot go on with it.
     stop: Mutex<Option<Box<dyn FnOnce() + Send>>>,
+    /// The tool and start of each call awaiting its answer, by id, for
+    /// the ledger (when it is on).
+    calls: Mutex<std::collections::HashMap<Vec<u8>, (String, std::time::Instant)>>,
 }
 
 impl Session {
@@ -64,7 +67,27 @@ impl Session {
             ending: AtomicBool::new(false),
             failed: AtomicBool::new(false),
             stop: Mutex::new(None),
+            calls: Mutex::default(),
         }
+    }
+
+    /// Notes the call `id` of the tool `name`, for its line in the ledger.
+    /// At most `MAX_NOTED` wait: a client that never reads its answers
+    /// costs no more.
+    pub fn note_call(&self, id: &[u8], name: &str) {
+        const MAX_NOTED: usize = 4096;
+        if !crate::ledger::enabled() {
+            return;
+        }
+        let mut calls = self.calls.lock().unwrap_or_else(PoisonError::into_inner);
+        if calls.len() < MAX_NOTED {
+            calls.insert(id.to_vec(), (name.to_owned(), std::time::Instant::now()));
+        }
+    }
+
+    /// The tool and start of the call `id`, once it is answered.
+    pub fn answered(&self, id: &[u8]) -> Option<(String, std::time::Instant)> {
+        self.calls.lock().unwrap_or_else(PoisonError::into_inner).remove(id)
     }
 
     /// The requests awaiting their answer, locked.
