@@ -111,7 +111,10 @@ impl Performer<'_> {
         let t = &mut *self.t;
         t.last = None;
         let mut cell = Cell::BLANK;
-        cell.data[..raw.len()].copy_from_slice(raw);
+        // Two to four bytes, copied without a call to `memcpy`.
+        for (to, &b) in cell.data.iter_mut().zip(raw) {
+            *to = b;
+        }
         cell.len = raw.len() as u8;
         cell.width = width as u8;
         if t.cx + width > t.sx {
@@ -296,7 +299,11 @@ impl Performer<'_> {
             return;
         }
         t.emit_row(upper, self.out);
-        t.rows[upper..=lower].rotate_left(1);
+        if upper == 0 && lower + 1 == t.rows.len() {
+            t.rows.rotate_left(1);
+        } else {
+            t.rows.make_contiguous()[upper..=lower].rotate_left(1);
+        }
         t.rows[lower].reset();
     }
 
@@ -335,9 +342,9 @@ impl Performer<'_> {
             t.rows[to - 1].wrapped = false;
         }
         if from < to {
-            t.rows[from..to + n].rotate_right(to - from);
+            t.rows.make_contiguous()[from..to + n].rotate_right(to - from);
         } else {
-            t.rows[to..from + n].rotate_left(from - to);
+            t.rows.make_contiguous()[to..from + n].rotate_left(from - to);
         }
         for y in from..from + n {
             if y < to || y >= to + n {
@@ -370,7 +377,7 @@ impl Performer<'_> {
             self.clear_lines(y, y + ny);
             return;
         }
-        for row in &mut t.rows[y..y + ny] {
+        for row in t.rows.range_mut(y..y + ny) {
             row.blank(x, x + nx);
         }
     }
@@ -379,7 +386,7 @@ impl Performer<'_> {
     /// empty, and the row before still loses its wrapped flag.
     fn clear_lines(&mut self, from: usize, to: usize) {
         let t = &mut *self.t;
-        for row in &mut t.rows[from..to] {
+        for row in t.rows.range_mut(from..to) {
             row.reset();
         }
         if from != 0 {

@@ -111,7 +111,17 @@ pub(super) fn row_cells(row: &Row, buf: &mut Vec<u8>) {
         let n = cells.iter().position(|c| c.len != 1).unwrap_or(cells.len());
         buf.extend(cells[..n].iter().map(|c| c.data[0]));
         let Some((cell, rest)) = cells[n..].split_first() else { break };
-        buf.extend_from_slice(&cell.data[..usize::from(cell.len)]);
+        let len = usize::from(cell.len);
+        if len <= 4 {
+            // A character alone (CJK text is all such cells): four bytes
+            // copied at once, the ones past it taken back, rather than a
+            // call to `memcpy` for each.
+            let at = buf.len();
+            buf.extend_from_slice(&cell.data[..4]);
+            buf.truncate(at + len);
+        } else {
+            buf.extend_from_slice(&cell.data[..len]);
+        }
         cells = rest;
     }
 }
