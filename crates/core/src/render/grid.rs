@@ -106,10 +106,21 @@ pub(super) fn row_text_of(buf: &mut Vec<u8>) -> &[u8] {
 pub(super) fn row_cells(row: &Row, buf: &mut Vec<u8>) {
     buf.clear();
     let mut cells = &row.cells[..row.end];
+    buf.reserve(cells.len());
     while !cells.is_empty() {
-        // Most cells hold one byte: a run of them is gathered at once.
-        let n = cells.iter().position(|c| c.len != 1).unwrap_or(cells.len());
-        buf.extend(cells[..n].iter().map(|c| c.data[0]));
+        // Most cells hold one byte: a run of them is gathered at once,
+        // eight cells a step while all eight do (tested without a branch
+        // for each), then one at a time up to the first that does not.
+        let mut n = 0;
+        while let Some(eight) = cells.get(n..n + 8)
+            && eight.iter().fold(0, |any, c| any | (c.len ^ 1)) == 0
+        {
+            buf.extend(eight.iter().map(|c| c.data[0]));
+            n += 8;
+        }
+        let more = cells[n..].iter().position(|c| c.len != 1).unwrap_or(cells.len() - n);
+        buf.extend(cells[n..n + more].iter().map(|c| c.data[0]));
+        n += more;
         let Some((cell, rest)) = cells[n..].split_first() else { break };
         let len = usize::from(cell.len);
         if len <= 4 {
