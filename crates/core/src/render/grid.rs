@@ -121,19 +121,24 @@ pub(super) fn row_cells(row: &Row, buf: &mut Vec<u8>) {
         let more = cells[n..].iter().position(|c| c.len != 1).unwrap_or(cells.len() - n);
         buf.extend(cells[n..n + more].iter().map(|c| c.data[0]));
         n += more;
-        let Some((cell, rest)) = cells[n..].split_first() else { break };
-        let len = usize::from(cell.len);
-        if len <= 4 {
-            // A character alone (CJK text is all such cells): four bytes
-            // copied at once, the ones past it taken back, rather than a
-            // call to `memcpy` for each.
-            let at = buf.len();
-            buf.extend_from_slice(&cell.data[..4]);
-            buf.truncate(at + len);
-        } else {
-            buf.extend_from_slice(&cell.data[..len]);
+        cells = &cells[n..];
+        // Then the cells that do not, up to the next that does: CJK text
+        // is all such cells, a character and its padding cell.
+        while let Some((cell, rest)) = cells.split_first()
+            && cell.len != 1
+        {
+            let len = usize::from(cell.len);
+            if len <= 4 {
+                // A character alone: four bytes copied at once, the ones
+                // past it taken back, rather than a call to `memcpy`.
+                let at = buf.len();
+                buf.extend_from_slice(&cell.data[..4]);
+                buf.truncate(at + len);
+            } else {
+                buf.extend_from_slice(&cell.data[..len]);
+            }
+            cells = rest;
         }
-        cells = rest;
     }
 }
 
