@@ -77,10 +77,19 @@ impl Performer<'_> {
             let (x, n) = (t.cx, run.len().min(t.sx - t.cx));
             let row = &mut t.rows[t.cy];
             overwrite_ascii(row, x);
+            // Every cell from the row's end on is blank, and a blank with
+            // its first byte set is an ASCII character's cell: there, only
+            // that byte is written (most text goes on rows emptied as they
+            // scrolled in, and writing whole cells of 23 bytes was most
+            // of its cost).
+            let blank = row.end.clamp(x, x + n);
             let mut cell = Cell::BLANK;
-            for (to, &c) in row.cells[x..x + n].iter_mut().zip(&run[..n]) {
+            for (to, &c) in row.cells[x..blank].iter_mut().zip(&run[..blank - x]) {
                 cell.data[0] = c;
                 *to = cell;
+            }
+            for (to, &c) in row.cells[blank..x + n].iter_mut().zip(&run[blank - x..n]) {
+                to.data[0] = c;
             }
             // What the last one blanks after it (the cells before were
             // written over).
