@@ -117,17 +117,21 @@ impl Performer<'_> {
     /// pending: what [`Performer::print`] does with it, without building
     /// the cell twice.
     pub(super) fn put_char(&mut self, raw: &[u8], width: usize) {
+        // Two to four bytes, copied without a call to `memcpy`.
+        let fill = |cell: &mut Cell| {
+            *cell = Cell::BLANK;
+            for (to, &b) in cell.data.iter_mut().zip(raw) {
+                *to = b;
+            }
+            cell.len = raw.len() as u8;
+            cell.width = width as u8;
+        };
         let t = &mut *self.t;
         t.last = None;
-        let mut cell = Cell::BLANK;
-        // Two to four bytes, copied without a call to `memcpy`.
-        for (to, &b) in cell.data.iter_mut().zip(raw) {
-            *to = b;
-        }
-        cell.len = raw.len() as u8;
-        cell.width = width as u8;
         if t.cx + width > t.sx {
             // It wraps first.
+            let mut cell = Cell::BLANK;
+            fill(&mut cell);
             self.put_cell(cell);
             return;
         }
@@ -136,7 +140,10 @@ impl Performer<'_> {
         if width == 2 {
             row.cells[t.cx + 1] = Cell::PADDING;
         }
-        row.cells[t.cx] = cell;
+        // Written in its place: a cell built apart, a byte at a time, was
+        // read back whole to be copied, and the read waited for the bytes
+        // (a quarter of the time of a render of CJK text).
+        fill(&mut row.cells[t.cx]);
         row.touch(t.cx + width);
         row.used = true;
         t.cx += width;
