@@ -24,27 +24,27 @@ fn main() {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     // A target directory of its own: the outer build holds the lock of
     // its own. The linker settings (maturin's zig, for manylinux) come
-    // through the environment, as they came to this build. Each program
-    // in its profile: the filter aborts on a panic, the server unwinds,
-    // so that a panic in a call is an error of that call (see the
-    // workspace's Cargo.toml).
-    let mut built = Vec::new();
-    for (name, profile) in [("capout", "release"), ("capout-mcp", "release-unwind")] {
-        let status = Command::new(&cargo)
-            .current_dir(&root)
-            .args(["build", "--locked", "-p", "capout", "--bin", name, "--target", &target])
-            .args(["--profile", profile])
-            .args(["--config", &format!("profile.{profile}.strip=true")])
-            .arg("--target-dir")
-            .arg(&out)
-            // The outer build's flags are the extension's, not the programs'.
-            .env_remove("CARGO_ENCODED_RUSTFLAGS")
-            .env_remove("RUSTFLAGS")
-            .status()
-            .expect("cannot run cargo to build capout's executables");
-        assert!(status.success(), "building {name} failed: {status}");
-        built.push((name, out.join(&target).join(profile).join(name)));
-    }
+    // through the environment, as they came to this build. Both programs
+    // in one build, in the profile that unwinds on a panic, so that their
+    // dependencies are compiled once (not once for each profile): the
+    // server needs it (a panic in a call is an error of that call, see
+    // the workspace's Cargo.toml), and for the filter a panic is a bug
+    // told on stderr either way.
+    let profile = "release-unwind";
+    let status = Command::new(&cargo)
+        .current_dir(&root)
+        .args(["build", "--locked", "-p", "capout", "--bin", "capout", "--bin", "capout-mcp"])
+        .args(["--target", &target, "--profile", profile])
+        .args(["--config", &format!("profile.{profile}.strip=true")])
+        .arg("--target-dir")
+        .arg(&out)
+        // The outer build's flags are the extension's, not the programs'.
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .env_remove("RUSTFLAGS")
+        .status()
+        .expect("cannot run cargo to build capout's executables");
+    assert!(status.success(), "building capout and capout-mcp failed: {status}");
+    let built = ["capout", "capout-mcp"].map(|name| (name, out.join(&target).join(profile).join(name)));
     let scripts = root.join("packaging/wheel-data/scripts");
     std::fs::create_dir_all(&scripts).expect("cannot make packaging/wheel-data/scripts");
     for (name, built) in built {

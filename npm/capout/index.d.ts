@@ -23,6 +23,10 @@ export interface CapOptions {
   ignoreCase?: boolean;
   /** Characters kept of each line, 0 for all. */
   maxLineChars?: number;
+  /** JSON input is cut by its structure: each array keeps its first N items, each object its first N members. */
+  jsonItems?: number;
+  /** With `jsonItems`: a string keeps its first M characters. */
+  jsonStringChars?: number;
   bytes?: boolean;
   lineNumbers?: boolean;
   stripAnsi?: boolean;
@@ -35,7 +39,7 @@ export interface CapOptions {
   keepMax?: number;
   notice?: 'stdout' | 'stderr' | 'none';
   noticeFormat?: string;
-  /** A built-in profile: `read`, `grep` or `bash`. */
+  /** A built-in profile: `read`, `grep`, `bash` or `tool`. */
   profile?: string;
   /** Also write the whole stream, uncut, to this file. */
   save?: string;
@@ -68,6 +72,15 @@ export interface Summary {
   nextOffset: number | null;
   totalTokens: number | null;
   tokenizer: string | null;
+  /** With `jsonItems`, when the input was JSON to its end: the items kept and had by the arrays and objects cut, how many were cut, the strings cut short, and the documents of the stream kept and read. */
+  jsonItemsKept: number | null;
+  jsonItems: number | null;
+  jsonArraysCut: number | null;
+  jsonStringsCut: number | null;
+  jsonDocumentsKept: number | null;
+  jsonDocuments: number | null;
+  /** With `jsonItems`: the byte at which the input stopped being JSON, when it did. */
+  jsonEndedAt: number | null;
   /** Where the whole stream was saved, when it was. */
   savedTo: string | null;
   /** Why saving the whole stream failed part way (the output stands). */

@@ -105,6 +105,11 @@ pub fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
     };
+    // Only a run that asked for the ledger hears of its errors: a call
+    // made for a model has its stderr read by the model.
+    if !run.ledger {
+        ledger::quiet();
+    }
     let origin = origin.or_else(|| run.ledger.then(|| Origin::cli(&run)));
     run_one(run, origin, started)
 }
@@ -123,9 +128,11 @@ impl Origin {
     fn of(args: &[OsString]) -> Option<Origin> {
         let last = args.last()?.to_string_lossy();
         if args.first().is_some_and(|a| hook::is_prefix(a)) {
-            let gemini = hook::gemini::is_link(&args[0]);
-            let (front, harness, command) = if gemini {
+            let (front, harness, command) = if hook::gemini::is_link(&args[0]) {
                 ("hook", Harness::Gemini, last.into_owned())
+            } else if hook::pi::is_link(&args[0]) {
+                // Pi's shell: the script is the model's command as written.
+                ("shell", Harness::Pi, last.into_owned())
             } else {
                 let command = hook::claude_code::eval_word(&last).unwrap_or_else(|| last.into_owned());
                 ("prefix", Harness::ClaudeCode, command)

@@ -13,11 +13,31 @@ pub enum Harness {
     Gemini,
     /// opencode: a plugin.
     Opencode,
+    /// qwen-code: no way to rewrite a shell call; the MCP server.
+    QwenCode,
+    /// Pi: capout as the shell of its bash tool (`shellPath`).
+    Pi,
+    /// GitHub Copilot CLI: a `preToolUse` hook.
+    Copilot,
+    /// Factory Droid: a `PreToolUse` hook.
+    Droid,
+    /// Crush: the MCP server (no Crush could be run to prove a hook).
+    Crush,
 }
 
 impl Harness {
     /// Every harness, in the order help lists them.
-    pub const ALL: [Harness; 4] = [Harness::ClaudeCode, Harness::Codex, Harness::Gemini, Harness::Opencode];
+    pub const ALL: [Harness; 9] = [
+        Harness::ClaudeCode,
+        Harness::Codex,
+        Harness::Gemini,
+        Harness::Opencode,
+        Harness::QwenCode,
+        Harness::Pi,
+        Harness::Copilot,
+        Harness::Droid,
+        Harness::Crush,
+    ];
 
     /// The name on the command line: `claude-code`, `codex`, ...
     pub fn name(self) -> &'static str {
@@ -26,6 +46,11 @@ impl Harness {
             Harness::Codex => "codex",
             Harness::Gemini => "gemini",
             Harness::Opencode => "opencode",
+            Harness::QwenCode => "qwen-code",
+            Harness::Pi => "pi",
+            Harness::Copilot => "copilot",
+            Harness::Droid => "droid",
+            Harness::Crush => "crush",
         }
     }
 

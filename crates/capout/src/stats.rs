@@ -225,10 +225,14 @@ pub fn main(args: &[OsString]) -> ExitCode {
             return if e.use_stderr() { Exit::Usage.into() } else { ExitCode::SUCCESS };
         }
     };
-    let report = report(&ledger::read(&ledger::files()), args.since, args.harness.as_deref());
+    let entries = ledger::read(&ledger::files());
+    let report = report(&entries, args.since, args.harness.as_deref());
     let mut out = io::stdout().lock();
     let written = if args.json {
         serde_json::to_writer(&mut out, &report).map_err(io::Error::other).and_then(|()| writeln!(out))
+    } else if report.calls == 0 && report.pages == 0 && !entries.is_empty() {
+        // The ledger has calls, none of them chosen.
+        writeln!(out, "No calls in the ledger match --since or --harness ({} in all).", entries.len())
     } else {
         render(&report, &mut out)
     };

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use capout::command::Stop;
 use capout::mcp::hosted::{self, Hosted, HostedError};
 use capout::mcp::paths::{self, Roots};
-use capout::mcp::tools::{GrepMode, GrepRequest, Tools};
+use capout::mcp::tools::{GrepMode, GrepRequest, ToolError, Tools};
 use napi::bindgen_prelude::{AsyncTask, External};
 use napi::{Env, Error, Result, Task};
 use napi_derive::napi;
@@ -255,7 +255,7 @@ impl Task for Call {
             // napi-rs computes a task once.
             Work::Bash { command, timeout, call } => match call.take() {
                 Some(call) => call.run(command, *timeout),
-                None => Err("capout: this call already ran".into()),
+                None => Err(ToolError::Failed("capout: this call already ran".into())),
             },
         })
         .map_err(Error::from_reason)

@@ -424,6 +424,9 @@ fn _capout(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The interpreter's handlers (KeyboardInterrupt) stay in charge of
     // its signals; `run` only passes them on to its command.
     capout::signals::embedded();
+    // The version of the crates the extension was built from: the
+    // package's version too (pyproject.toml takes Cargo.toml's).
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<PyCapper>()?;
     m.add_class::<Summary>()?;
     m.add_class::<Result>()?;

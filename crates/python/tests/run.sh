@@ -10,8 +10,9 @@ cd "$(dirname "$0")/../../.."
 work=target/python
 venv=$work/venv
 pkg=$work/pkg
-# pytest, and pydantic-ai for its FunctionModel (the tools' tests).
-requirements=('pytest==9.2.0' 'pydantic-ai-slim==2.68.0')
+# pytest, and pydantic-ai for its FunctionModel (the tools' tests); the
+# OpenAI Agents SDK for the docs' example of it (.ci/doc-blocks.py).
+requirements=('pytest==9.2.0' 'pydantic-ai-slim==2.68.0' 'openai-agents==0.24.0')
 
 cargo build --quiet -p capout-python -p capout --bins --lib
 [[ -x $venv/bin/python3 ]] || python3 -m venv "$venv"

@@ -199,3 +199,13 @@ def test_save_dir_keeps_the_whole_input(tmp_path):
     assert saved is not None and saved.startswith(str(tmp_path))
     assert open(saved, "rb").read() == data
     assert got.output == b"998\n999\n... (truncated, showing last 2 lines; full output: %s)\n" % saved.encode()
+
+
+def test_the_version_is_the_clis():
+    import subprocess
+
+    from conftest import CAPOUT
+
+    out = subprocess.run([CAPOUT, "--version"], capture_output=True, check=True, text=True).stdout
+    assert out == f"capout {capout.__version__}\n"
+    assert capout.__version__.count(".") == 2

@@ -23,6 +23,9 @@ use capout_core::Tokenizer;
                   capout init HARNESS      write capout into a harness's own configuration (capout init --help)\n  \
                   capout hook HARNESS      a harness's hook, which capout init sets up (capout hook --help)\n  \
                   capout --man             print the manual page (capout --man | man -l -)\n  \
+                  capout stats             what bounding saved: the ledger of bounded calls (capout stats --help)\n  \
+                  capout --mcp             the MCP server: read, grep and bash, bounded (capout-mcp --help)\n  \
+                  capout --mcp-wrap -- CMD bound the tool results of another MCP server CMD\n  \
                   capout --list-profiles   list the profiles, built-in and of the config file\n\n\
                   With no cap, --tail-chars 5000 applies. With a COMMAND, capout runs it, caps its joined \
                   stdout and stderr, and exits with its status (124 on --timeout, 126 or 127 when it \

@@ -41,7 +41,7 @@ use capout_core::{Options, Summary};
 
 pub use reader::CommandReader;
 use reader::Launch;
-pub use spawn::{plain_reason, reap_orphans};
+pub use spawn::{plain_reason, reap_orphans, stay_in_group};
 pub use supervisor::Stop;
 
 /// A command to run, and the options that go with one.

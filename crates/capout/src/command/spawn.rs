@@ -9,12 +9,26 @@ use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use process_wrap::std::{ChildWrapper, CommandWrap, ProcessSession};
 use rustix::process::Pid;
 
 use super::{CommandSpec, Error, Place};
+
+/// Whether commands start in capout's own process group rather than in a
+/// session of their own: see [`stay_in_group`].
+static IN_OWN_GROUP: AtomicBool = AtomicBool::new(false);
+
+/// From now on, commands start in capout's own process group, not in a
+/// session of their own: for a harness that starts capout as its shell, in
+/// a group of its own, and ends it by SIGKILL to that group (which capout
+/// cannot pass on), so that the command and all it started end with it,
+/// as they would without capout.
+pub fn stay_in_group() {
+    IN_OWN_GROUP.store(true, Ordering::Relaxed);
+}
 
 /// The commands started and not yet waited for, by process id. Locked
 /// across the start of each, so that [`reap_orphans`] never reaps one
@@ -90,7 +104,9 @@ pub(super) fn start(
     command.envs(place.env.iter().map(|(name, value)| (name, value)));
     command.stdin(stdin).stdout(stdout).stderr(stderr);
     let mut command = CommandWrap::from(command);
-    command.wrap(ProcessSession);
+    if !IN_OWN_GROUP.load(Ordering::Relaxed) {
+        command.wrap(ProcessSession);
+    }
     let mut started = children();
     let spawned = command.spawn();
     if let Ok(child) = &spawned {

@@ -31,7 +31,7 @@
 //! without capout; when it ends, capout writes its output as always.
 
 use std::ffi::{OsStr, OsString};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -158,15 +158,33 @@ fn shell() -> OsString {
 /// not. Nothing is printed on stdout, ever: the call is Claude Code's to
 /// allow, ask about or deny, and its command stays as the model wrote it.
 fn event() -> ExitCode {
-    let mut text = String::new();
-    if let Err(e) = std::io::stdin().take(1 << 24).read_to_string(&mut text) {
-        return pass(&format_args!("claude-code: cannot read the event: {e}"));
+    let text = match super::after::read_event(std::io::stdin()) {
+        Ok(text) => text,
+        Err(why) => return pass(&format_args!("claude-code: {why}")),
+    };
+    if after_tool(&text) {
+        let dir = super::save_dir().map_err(|e| e.to_string());
+        return match super::after::claude_code::answer(&text, dir.as_deref().map_err(String::as_str)) {
+            Ok(out) => super::after::print(&out),
+            Err(why) => pass(&format_args!("claude-code: {why}")),
+        };
     }
     let env = |name: &str| std::env::var(name).ok();
     match call(&text, &env).and_then(|call| call.leave().map_err(|e| format!("claude-code: {e}"))) {
         Ok(()) => ExitCode::SUCCESS,
         Err(why) => pass(&why),
     }
+}
+
+/// Whether the event `text` is a `PostToolUse`, whose output the hook may
+/// bound (see [`super::after::claude_code`]).
+fn after_tool(text: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Name<'a> {
+        #[serde(borrow)]
+        hook_event_name: std::borrow::Cow<'a, str>,
+    }
+    serde_json::from_str::<Name>(text).is_ok_and(|n| n.hook_event_name == "PostToolUse")
 }
 
 /// A call of the Bash tool, as the hook sees it and the prefix finds it.

@@ -33,7 +33,6 @@
 //! rewrite would not fit in one argument of a command.
 
 use std::ffi::{OsStr, OsString};
-use std::io::Read;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -107,9 +106,19 @@ pub fn command(script: OsString) -> Vec<OsString> {
 }
 
 fn event(link: &OsStr) -> ExitCode {
-    let mut text = String::new();
-    if let Err(e) = std::io::stdin().take(1 << 24).read_to_string(&mut text) {
-        return pass(&format_args!("gemini: cannot read the event: {e}"));
+    let text = match super::after::read_event(std::io::stdin()) {
+        Ok(text) => text,
+        Err(why) => return pass(&format_args!("gemini: {why}")),
+    };
+    if after_tool(&text) {
+        // The link is `GEMINI_DIR/capout-gemini/bash`.
+        let Some(dir) = Path::new(link).parent().and_then(Path::parent) else {
+            return pass(&"gemini: no folder of Gemini CLI's");
+        };
+        return match super::after::gemini::answer(&text, dir) {
+            Ok(out) => super::after::print(&out),
+            Err(why) => pass(&format_args!("gemini: {why}")),
+        };
     }
     let Some(link) = link.to_str() else {
         return pass(&"gemini: the link's path is not valid UTF-8");
@@ -130,6 +139,17 @@ fn event(link: &OsStr) -> ExitCode {
         }
         Err(why) => pass(&format_args!("gemini: {why}")),
     }
+}
+
+/// Whether the event `text` is an `AfterTool`, whose output the hook may
+/// bound (see [`super::after::gemini`]).
+fn after_tool(text: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Name<'a> {
+        #[serde(borrow)]
+        hook_event_name: std::borrow::Cow<'a, str>,
+    }
+    serde_json::from_str::<Name>(text).is_ok_and(|n| n.hook_event_name == "AfterTool")
 }
 
 /// The hook's answer to the event `text`: the rewrite as JSON, or why the

@@ -4,10 +4,16 @@
 //!
 //! Each harness's wire format has a module of its own.
 
+pub mod after;
 pub mod claude_code;
 pub mod codex;
+pub mod copilot;
+pub mod crush;
+pub mod droid;
 pub mod gemini;
 pub mod opencode;
+pub mod pi;
+pub mod qwen_code;
 
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Write};
@@ -36,12 +42,13 @@ pub fn is_requested(word: &OsStr) -> bool {
 
 /// Whether capout was started by the name that Claude Code's
 /// `CLAUDE_CODE_SHELL_PREFIX` holds (see [`claude_code`]), or as Gemini
-/// CLI's link (see [`gemini`]).
+/// CLI's link (see [`gemini`]) or Pi's shell (see [`pi`]).
 // Inlined into every run's start, so that it touches no rare code.
 #[inline]
 pub fn is_prefix(argv0: &OsStr) -> bool {
     std::path::Path::new(argv0).file_name() == Some(OsStr::new(claude_code::PREFIX_NAME))
         || gemini::is_link(argv0)
+        || pi::is_link(argv0)
 }
 
 /// Whether `args` (the program's name first) ask for `capout hook ...` or
@@ -50,6 +57,9 @@ pub fn is_prefix(argv0: &OsStr) -> bool {
 pub fn requested(args: &[OsString]) -> Option<Dispatch> {
     if args.first().is_some_and(|a| gemini::is_link(a)) {
         return Some(gemini::link(&args[0], &args[1..]));
+    }
+    if args.first().is_some_and(|a| pi::is_link(a)) {
+        return Some(pi::link(&args[1..]));
     }
     if args.first().is_some_and(|a| is_prefix(a)) {
         return Some(claude_code::prefix(&args[1..]));
@@ -123,6 +133,11 @@ fn run(args: &[OsString]) -> Dispatch {
         Harness::Gemini => gemini::main(rest),
         Harness::Codex => codex::main(rest),
         Harness::Opencode => opencode::main(rest),
+        Harness::QwenCode => qwen_code::main(rest),
+        Harness::Pi => pi::main(rest),
+        Harness::Copilot => copilot::main(rest),
+        Harness::Droid => droid::main(rest),
+        Harness::Crush => crush::main(rest),
     }
 }
 
@@ -153,8 +168,12 @@ pub fn save_dir_path() -> PathBuf {
 /// made when missing, and refused when it is not a folder of the user's
 /// own that only they can read (another user could have planted it).
 pub fn save_dir() -> io::Result<PathBuf> {
+    private_dir(save_dir_path())
+}
+
+/// The folder `dir`, mode 0700, as [`save_dir`] makes and checks its own.
+pub fn private_dir(dir: PathBuf) -> io::Result<PathBuf> {
     let uid = rustix::process::getuid().as_raw();
-    let dir = save_dir_path();
     match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}

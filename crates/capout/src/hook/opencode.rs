@@ -15,7 +15,7 @@
 //! Only bash reads `BASH_ENV`: with another shell the call runs as it is.
 
 use std::ffi::OsString;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -67,9 +67,18 @@ pub fn command(shell: OsString, script: OsString, zeroth: OsString) -> Vec<OsStr
 
 /// An event on stdin: the environment for the call on stdout, or nothing.
 fn event() -> ExitCode {
-    let mut text = String::new();
-    if let Err(e) = std::io::stdin().take(1 << 24).read_to_string(&mut text) {
-        return pass(&format_args!("opencode: cannot read the event: {e}"));
+    let text = match super::after::read_event(std::io::stdin()) {
+        Ok(text) => text,
+        Err(why) => return pass(&format_args!("opencode: {why}")),
+    };
+    if let Ok(event) = serde_json::from_str::<serde_json::Value>(&text)
+        && super::after::opencode::is_after(&event)
+    {
+        let dir = super::save_dir().map_err(|e| e.to_string());
+        return match super::after::opencode::answer(&event, dir.as_deref().map_err(String::as_str)) {
+            Ok(out) => super::after::print(&out),
+            Err(why) => pass(&format_args!("opencode: {why}")),
+        };
     }
     match decide(&text) {
         Err(why) => pass(&why),

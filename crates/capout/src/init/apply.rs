@@ -153,6 +153,12 @@ fn summary(cx: &Context, plan: &Plan, changed: bool, out: &mut dyn Write) {
     if cx.opts.mcp {
         flags.push_str(" --mcp");
     }
+    if cx.opts.tools {
+        flags.push_str(" --tools");
+    }
+    if cx.opts.wrap_mcp {
+        flags.push_str(" --wrap-mcp");
+    }
     let h = cx.opts.harness;
     if cx.opts.uninstall {
         if changed {
@@ -326,6 +332,10 @@ fn prepare(cx: &Context, change: &Change) -> Result<Step, Error> {
                 (_, true, None) if !uninstall => Err(Error::NotOurs(path.clone())),
                 (true, true, None) => same("not capout's link, left as it is"),
                 (true, false, _) => same("not there, nothing to take out"),
+                // A link the user pointed elsewhere since is theirs now.
+                (true, true, Some(old)) if &old != target && old.file_name() != Some("capout".as_ref()) => {
+                    same("not capout's link (it leads elsewhere), left as it is")
+                }
                 (true, true, Some(old)) => Ok(Step::Link {
                     path: path.clone(),
                     target: old,
@@ -367,6 +377,12 @@ fn install_merge(
     has_backup: bool,
     entries: &[Entry],
 ) -> Result<Step, Error> {
+    if before.is_none() && entries.iter().all(|e| matches!(e.kind, super::Kind::Wrap(_))) {
+        return Ok(Step::Same {
+            path: path.to_owned(),
+            said: "not there: no MCP server to run under capout".into(),
+        });
+    }
     let after = install_text(path, before.as_deref(), entries)?;
     if before.as_deref() == Some(after.as_str()) {
         return Ok(Step::Same { path: path.to_owned(), said: "unchanged".into() });

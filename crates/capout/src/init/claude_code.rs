@@ -1,4 +1,7 @@
-//! `capout init claude-code`: Claude Code's shell prefix and MCP server.
+//! `capout init claude-code`: Claude Code's shell prefix, and with
+//! `--mcp` the MCP server, with `--tools` the `PostToolUse` hook that
+//! bounds every other tool's output (see [`crate::hook::after`]), with
+//! `--wrap-mcp` each stdio MCP server run under `capout --mcp-wrap --`.
 //!
 //! Claude Code's Bash tool shows the model up to 30,000 characters, more
 //! than profile `bash`'s 5000: capout's caps fit as they are.
@@ -7,7 +10,7 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use super::{Change, Context, Entry, Error, Kind, Plan, Scope, text};
+use super::{Change, Context, Entry, Error, Kind, Launch, Plan, Scope, text};
 use crate::hook::claude_code::PREFIX_NAME;
 
 /// Whether a shell prefix is capout's: its program is named [`PREFIX_NAME`].
@@ -50,6 +53,7 @@ pub fn plan(cx: &Context) -> Result<Plan, Error> {
             "the path '{prefix}' holds \" -\", which CLAUDE_CODE_SHELL_PREFIX cannot hold"
         )));
     }
+    let hook_command = format!("{} hook claude-code", crate::hook::quote(&cx.capout_word()?));
     let mut changes = vec![
         Change::Merge {
             path: settings,
@@ -64,20 +68,41 @@ pub fn plan(cx: &Context) -> Result<Plan, Error> {
                 // (hook::claude_code).
                 Entry {
                     keys: vec!["hooks".into(), "PreToolUse".into()],
-                    value: json!({"matcher": "Bash", "hooks": [{"type": "command",
-                        "command": format!("{} hook claude-code", crate::hook::quote(&cx.capout_word()?))}]}),
+                    value: json!({"matcher": "Bash", "hooks": [{"type": "command", "command": hook_command}]}),
                     kind: Kind::List(hook_is_ours),
                 },
             ],
         },
         Change::Link { path: link, target: cx.capout.clone() },
     ];
+    if cx.opts.tools
+        && let Change::Merge { entries, .. } = &mut changes[0]
+    {
+        // Every tool: the hook leaves those it does not bound at once,
+        // and the config file's [tools] table may name any of them.
+        entries.push(Entry {
+            keys: vec!["hooks".into(), "PostToolUse".into()],
+            value: json!({"matcher": "*", "hooks": [{"type": "command", "command": hook_command}]}),
+            kind: Kind::List(hook_is_ours),
+        });
+    }
+    let mut servers = Vec::new();
     if cx.opts.mcp {
         let server = json!({"type": "stdio", "command": cx.capout_word()?, "args": ["--mcp"]});
-        changes.push(Change::Merge {
-            path: mcp_file,
-            entries: vec![Entry::key(&["mcpServers", "capout"], server)],
-        });
+        servers.push(Entry::key(&["mcpServers", "capout"], server));
+    }
+    if cx.opts.wrap_mcp {
+        let capout = cx.capout_word()?;
+        let wrap = |keys: Vec<String>| Entry::wrap(keys, capout.clone(), Launch::CommandArgs);
+        servers.push(wrap(vec!["mcpServers".into()]));
+        if cx.opts.scope == Scope::User {
+            // The servers Claude Code keeps for this project alone, in the
+            // same file.
+            servers.push(wrap(vec!["projects".into(), text(&cx.project)?, "mcpServers".into()]));
+        }
+    }
+    if !servers.is_empty() {
+        changes.push(Change::Merge { path: mcp_file, entries: servers });
     }
     let mut notes = Vec::new();
     if cx.opts.scope == Scope::Project {

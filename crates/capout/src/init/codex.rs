@@ -1,5 +1,8 @@
-//! `capout init codex`: Codex CLI's `PreToolUse` hook in `hooks.json`, and
-//! with `--mcp` the MCP server in `config.toml`.
+//! `capout init codex`: Codex CLI's `PreToolUse` hook in `hooks.json`,
+//! with `--mcp` the MCP server in `config.toml`, and with `--wrap-mcp`
+//! each stdio MCP server there run under `capout --mcp-wrap --`. Codex
+//! has no hook that may replace a tool's output, so `--tools` is refused
+//! and names `--wrap-mcp`.
 //!
 //! Codex shows the model about 10,000 characters of a command's output
 //! (the head and the tail); profile `bash` keeps 5000 and the notice, and
@@ -8,7 +11,7 @@
 
 use serde_json::json;
 
-use super::{Change, Context, Entry, Error, Kind, Plan, Scope};
+use super::{Change, Context, Entry, Error, Kind, Launch, Plan, Scope};
 
 fn is_ours(command: &str) -> bool {
     super::runs_hook(command, "codex")
@@ -22,6 +25,13 @@ pub fn plan(cx: &Context) -> Result<Plan, Error> {
         Scope::User => Context::env_dir("CODEX_HOME")?.unwrap_or_else(|| cx.home.join(".codex")),
         Scope::Project => cx.in_project(".codex"),
     };
+    if cx.opts.tools {
+        return Err(Error::CannotRun(
+            "Codex has no hook that may replace a tool's output, so --tools cannot bound it; --wrap-mcp runs \
+             each of its stdio MCP servers under capout --mcp-wrap instead"
+                .into(),
+        ));
+    }
     let capout = cx.capout_word()?;
     let hook = json!({
         "matcher": "Bash",
@@ -35,14 +45,15 @@ pub fn plan(cx: &Context) -> Result<Plan, Error> {
             kind: Kind::List(is_ours),
         }],
     }];
+    let mut servers = Vec::new();
     if cx.opts.mcp {
-        changes.push(Change::Merge {
-            path: dir.join("config.toml"),
-            entries: vec![Entry::key(
-                &["mcp_servers", "capout"],
-                json!({"command": capout, "args": ["--mcp"]}),
-            )],
-        });
+        servers.push(Entry::key(&["mcp_servers", "capout"], json!({"command": capout, "args": ["--mcp"]})));
+    }
+    if cx.opts.wrap_mcp {
+        servers.push(Entry::wrap(vec!["mcp_servers".into()], capout, Launch::CommandArgs));
+    }
+    if !servers.is_empty() {
+        changes.push(Change::Merge { path: dir.join("config.toml"), entries: servers });
     }
     let mut notes = vec![
         "Codex runs a new hook only once you trust it: open /hooks in Codex and trust capout's.".to_owned(),

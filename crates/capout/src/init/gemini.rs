@@ -2,7 +2,9 @@
 //! `settings.json`, capout's link in the user's Gemini folder (see
 //! [`crate::hook::gemini`]), the one policy rule that lets Gemini CLI's
 //! engine see through the wrapper to the command inside, and with `--mcp`
-//! the MCP server.
+//! the MCP server. With `--tools`, the `AfterTool` hook that bounds every
+//! other tool's output ([`crate::hook::after::gemini`]); with
+//! `--wrap-mcp`, each stdio MCP server run under `capout --mcp-wrap --`.
 //!
 //! Gemini CLI shows the model the first 8,000 and the last 32,000
 //! characters of a command's output: profile `bash`'s 5000 and its notice
@@ -17,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use super::{Change, Context, Entry, Error, Kind, Plan, Scope, text};
+use super::{Change, Context, Entry, Error, Kind, Launch, Plan, Scope, text};
 use crate::hook::gemini::link_in;
 
 /// The name of the policy file that capout owns in `policies/`.
@@ -69,11 +71,24 @@ pub fn plan(cx: &Context) -> Result<Plan, Error> {
         value: hook,
         kind: Kind::List(is_ours),
     }];
+    if cx.opts.tools {
+        // Every tool: the hook leaves those it does not bound at once,
+        // and the config file's [tools] table may name any of them.
+        entries.push(Entry {
+            keys: vec!["hooks".into(), "AfterTool".into()],
+            value: json!({"matcher": "*",
+                "hooks": [{"name": "capout", "type": "command", "command": command, "timeout": 10000}]}),
+            kind: Kind::List(is_ours),
+        });
+    }
     if cx.opts.mcp {
         entries.push(Entry::key(
             &["mcpServers", "capout"],
             json!({"command": cx.capout_word()?, "args": ["--mcp"]}),
         ));
+    }
+    if cx.opts.wrap_mcp {
+        entries.push(Entry::wrap(vec!["mcpServers".into()], cx.capout_word()?, Launch::CommandArgs));
     }
     let mut changes = vec![Change::Merge { path: settings, entries }];
     let mut notes = Vec::new();

@@ -657,6 +657,9 @@ pub fn install(before: Option<&str>, entries: &[Entry]) -> Result<String, Why> {
 }
 
 fn install_one(text: &str, entry: &Entry) -> Result<String, Why> {
+    if let Kind::Wrap(launch) = entry.kind {
+        return wrap::wrap(text, &entry.keys, launch, entry.value.as_str().unwrap_or("capout"));
+    }
     let root = parse(text)?.ok_or("not a JSON object")?;
     let (list, keys) = match entry.kind {
         Kind::List(_) => (true, &entry.keys[..]),
@@ -709,6 +712,7 @@ fn install_one(text: &str, entry: &Entry) -> Result<String, Why> {
             let list = find(&root, keys).ok_or("the list went missing")?;
             Ok(insert(&text, list, None, &entry.value))
         }
+        Kind::Wrap(_) => Ok(text.to_owned()),
         Kind::Key | Kind::Guarded(_) => {
             if node.same(text, &entry.value) {
                 return Ok(text.to_owned());
@@ -750,6 +754,14 @@ pub fn remove(
     for entry in entries {
         let Some(root) = parse(&text)? else { break };
         let keys = &entry.keys[..];
+        if let Kind::Wrap(launch) = entry.kind {
+            let (unwrapped, names) = wrap::unwrap(&text, keys, launch, existed)?;
+            if !names.is_empty() {
+                text = unwrapped;
+                taken.push(entry.name());
+            }
+            continue;
+        }
         let Some((last, parents)) = keys.split_last() else { continue };
         let Some(parent) = find(&root, parents) else { continue };
         let mut emptied = false;
@@ -773,6 +785,7 @@ pub fn remove(
                 }
                 taken.push(format!("capout's hook in {}", keys.join(".")));
             }
+            Kind::Wrap(_) => {}
             Kind::Key | Kind::Guarded(_) => {
                 // Every member of the name (a reader takes the last of
                 // several, so an earlier one would take capout's place).
@@ -837,6 +850,7 @@ pub fn is_empty_object(text: &str) -> bool {
 
 #[cfg(test)]
 mod props;
+pub mod wrap;
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,6 @@
-//! `capout init HARNESS [--project | --user] [--mcp] [--uninstall]
-//! [--dry-run]`: writes capout into a harness's own configuration.
+//! `capout init HARNESS [--project | --user] [--mcp] [--tools]
+//! [--wrap-mcp] [--uninstall] [--dry-run]`: writes capout into a
+//! harness's own configuration.
 //!
 //! Each harness's module says what capout puts where (a [`Plan`]); one
 //! path (`apply`) carries out every plan: it reads and checks every
@@ -22,9 +23,14 @@ use crate::harness::Harness;
 mod apply;
 pub mod claude_code;
 pub mod codex;
+pub mod copilot;
+pub mod crush;
+pub mod droid;
 pub mod gemini;
 mod merge;
 pub mod opencode;
+pub mod pi;
+pub mod qwen_code;
 mod toml;
 
 pub use apply::{Change, Plan, backup_of};
@@ -47,6 +53,11 @@ pub struct Options {
     pub scope: Scope,
     /// Also the MCP server.
     pub mcp: bool,
+    /// Also the after-tool hook that bounds every other tool's output.
+    pub tools: bool,
+    /// Also each stdio MCP server of the harness's run under `capout
+    /// --mcp-wrap --`.
+    pub wrap_mcp: bool,
     /// Take capout out again.
     pub uninstall: bool,
     /// Print the change as a diff, write nothing.
@@ -155,6 +166,31 @@ pub enum Kind {
     /// An element of the list at the key path, beside the user's own:
     /// capout's are those whose every `command` string passes the test.
     List(fn(&str) -> bool),
+    /// Every stdio MCP server in the object at the key path, of the
+    /// user's, run under `capout --mcp-wrap --` (the entry's value is
+    /// capout's word): its program and arguments stay as they were, after
+    /// capout's, and come back as they were.
+    Wrap(Launch),
+}
+
+/// How a harness's configuration starts a stdio MCP server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Launch {
+    /// `command` is the program, `args` its arguments (Claude Code,
+    /// Gemini CLI, Codex).
+    CommandArgs,
+    /// `command` is a list, the program and then its arguments, under a
+    /// `type` of `local` (opencode).
+    CommandList,
+}
+
+/// The words that capout puts before a wrapped server's own program.
+pub const WRAP: [&str; 2] = ["--mcp-wrap", "--"];
+
+/// Whether `program` is capout (its server, or a server capout wraps
+/// already): its file name is `capout` or `capout-mcp`.
+pub fn is_capout(program: &str) -> bool {
+    matches!(program.rsplit('/').next(), Some("capout" | "capout-mcp"))
 }
 
 impl Entry {
@@ -163,10 +199,17 @@ impl Entry {
         Entry { keys: keys.iter().map(|k| (*k).to_owned()).collect(), value, kind: Kind::Key }
     }
 
+    /// The stdio servers in the object at `keys`, run under `capout`
+    /// (capout's word in the file).
+    pub fn wrap(keys: Vec<String>, capout: String, launch: Launch) -> Entry {
+        Entry { keys, value: capout.into(), kind: Kind::Wrap(launch) }
+    }
+
     /// What the entry is, for init's report.
     pub fn name(&self) -> String {
         match self.kind {
             Kind::List(_) => format!("capout's hook in {}", self.keys.join(".")),
+            Kind::Wrap(_) => format!("capout --mcp-wrap around the stdio servers in {}", self.keys.join(".")),
             _ => self.keys.join("."),
         }
     }
@@ -244,6 +287,12 @@ struct Args {
     /// Also the MCP server of the tools read, grep and bash (`capout --mcp`)
     #[arg(long)]
     mcp: bool,
+    /// Also the after-tool hook, which bounds the output of MCP tools and web fetches (and the tools the config file's [tools] table names)
+    #[arg(long)]
+    tools: bool,
+    /// Also run each stdio MCP server of the harness's configuration under `capout --mcp-wrap --`
+    #[arg(long)]
+    wrap_mcp: bool,
     /// Take out what init put in, and nothing else
     #[arg(long)]
     uninstall: bool,
@@ -280,6 +329,8 @@ pub fn parse(args: &[OsString]) -> Result<Options, clap::Error> {
         harness: args.harness,
         scope: if args.project { Scope::Project } else { Scope::User },
         mcp: args.mcp,
+        tools: args.tools,
+        wrap_mcp: args.wrap_mcp,
         uninstall: args.uninstall,
         dry_run: args.dry_run,
     })
@@ -287,12 +338,7 @@ pub fn parse(args: &[OsString]) -> Result<Options, clap::Error> {
 
 /// Carries out `opts`, telling `out` what it did.
 pub fn run(opts: &Options, out: &mut dyn Write) -> Result<(), Error> {
-    let plan: fn(&Context) -> Result<Plan, Error> = match opts.harness {
-        Harness::ClaudeCode => claude_code::plan,
-        Harness::Codex => codex::plan,
-        Harness::Gemini => gemini::plan,
-        Harness::Opencode => opencode::plan,
-    };
+    let plan = plan_of(opts.harness);
     let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from).ok_or(Error::NoHome)?;
     if home.is_relative() {
         return Err(Error::Relative { name: "HOME", path: home });
@@ -300,11 +346,65 @@ pub fn run(opts: &Options, out: &mut dyn Write) -> Result<(), Error> {
     let project = std::env::current_dir().map_err(|e| Error::Read { path: ".".into(), source: e })?;
     let capout = std::env::current_exe().map_err(Error::OwnPath)?;
     let cx = Context { opts: opts.clone(), home, project, capout };
+    let four =
+        matches!(opts.harness, Harness::ClaudeCode | Harness::Codex | Harness::Gemini | Harness::Opencode);
+    if !four && (opts.tools || opts.wrap_mcp) {
+        let flag = if opts.tools { "--tools" } else { "--wrap-mcp" };
+        return Err(Error::CannotRun(format!(
+            "{flag} is there for Claude Code, Codex CLI, Gemini CLI and opencode; for {} put `capout --mcp-wrap --` \
+             before a server's command in its configuration yourself",
+            opts.harness.name()
+        )));
+    }
     let plan = plan(&cx)?;
     if !opts.uninstall {
         runs(&cx)?;
     }
     apply::apply(&cx, &plan, out)
+}
+
+/// The plan of a harness that gives capout no way to bound its shell
+/// calls: without `--mcp` (and `--uninstall`), why not, and what to run
+/// instead; with it, capout's MCP server alone, as `entry` in `file`.
+pub fn mcp_only(
+    cx: &Context,
+    name: &'static str,
+    why: &str,
+    file: PathBuf,
+    entry: Entry,
+) -> Result<Plan, Error> {
+    if !cx.opts.mcp && !cx.opts.uninstall {
+        return Err(Error::CannotRun(format!(
+            "{why}; so capout cannot bound {name}'s shell calls. `capout init {} --mcp` sets up capout's MCP server \
+             (its tools bash, read and grep, each bounded, the full output saved) for the model to use instead",
+            cx.opts.harness
+        )));
+    }
+    let mut notes = vec![format!(
+        "{name}'s own shell tool is left as it is ({why}): the model's calls of capout's MCP tools are bounded, its own shell calls are not."
+    )];
+    if cx.opts.scope == Scope::Project {
+        notes.push(format!(
+            "The project's {} names `capout`, found on PATH: whoever uses the project needs capout on PATH.",
+            file.strip_prefix(&cx.project).unwrap_or(&file).display()
+        ));
+    }
+    Ok(Plan { name, changes: vec![Change::Merge { path: file, entries: vec![entry] }], notes })
+}
+
+/// The function that makes `harness`'s plan.
+fn plan_of(harness: Harness) -> fn(&Context) -> Result<Plan, Error> {
+    match harness {
+        Harness::ClaudeCode => claude_code::plan,
+        Harness::Codex => codex::plan,
+        Harness::Gemini => gemini::plan,
+        Harness::Opencode => opencode::plan,
+        Harness::QwenCode => qwen_code::plan,
+        Harness::Pi => pi::plan,
+        Harness::Copilot => copilot::plan,
+        Harness::Droid => droid::plan,
+        Harness::Crush => crush::plan,
+    }
 }
 
 /// Checks that what init points the harness at can run: `capout` on
@@ -322,6 +422,12 @@ fn runs(cx: &Context) -> Result<(), Error> {
             ))
         })?,
     };
+    if cx.opts.wrap_mcp && !cfg!(feature = "mcp") {
+        return Err(Error::CannotRun(
+            "this capout was built without its MCP server (cargo feature mcp), so `capout --mcp-wrap` cannot start"
+                .into(),
+        ));
+    }
     if !cx.opts.mcp {
         return Ok(());
     }
@@ -368,6 +474,8 @@ mod tests {
             (o.harness, o.scope, o.mcp, o.uninstall, o.dry_run),
             (Harness::Gemini, Scope::Project, true, false, true)
         );
+        let o = parsed(&["claude-code", "--tools", "--wrap-mcp"]).unwrap();
+        assert_eq!((o.tools, o.wrap_mcp, o.mcp), (true, true, false));
         let kind = |words: &[&str]| parsed(words).unwrap_err().kind();
         assert_eq!(kind(&["codex", "--user", "--project"]), clap::error::ErrorKind::ArgumentConflict);
         assert_eq!(kind(&["codex", "--force"]), clap::error::ErrorKind::UnknownArgument);

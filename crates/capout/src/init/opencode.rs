@@ -1,6 +1,9 @@
 //! `capout init opencode`: the plugin `capout.js` in opencode's plugin
 //! folder (`~/.config/opencode/plugin/`, or `.opencode/plugin/` with
-//! `--project`), and with `--mcp` the server in `opencode.json`.
+//! `--project`), with `--mcp` the server in `opencode.json`, with
+//! `--tools` the plugin's `tool.execute.after` that bounds every other
+//! tool's output ([`crate::hook::after::opencode`]), and with
+//! `--wrap-mcp` each local MCP server run under `capout --mcp-wrap --`.
 //!
 //! opencode keeps at most 2000 lines or 51,200 bytes of a tool's output
 //! (its `tool_output` settings): profile `bash`'s 5000 characters and
@@ -8,7 +11,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Change, Context, Entry, Error, Plan, Scope};
+use super::{Change, Context, Entry, Error, Launch, Plan, Scope};
 
 /// The first line of the plugin capout writes: how capout knows its own.
 pub const MARK: &str = "// capout: written by `capout init opencode`";
@@ -27,12 +30,19 @@ pub fn plan(cx: &Context) -> Result<Plan, Error> {
     let capout = cx.capout_word()?;
     let mut changes = vec![Change::Own {
         path: dir.join("plugin").join("capout.js"),
-        text: plugin_text(&capout),
+        text: plugin_text(&capout, cx.opts.tools),
         mark: MARK,
     }];
+    let mut servers = Vec::new();
     if cx.opts.mcp {
         let server = json!({"type": "local", "command": [capout, "--mcp"], "enabled": true});
-        changes.push(Change::Merge { path: json, entries: vec![Entry::key(&["mcp", "capout"], server)] });
+        servers.push(Entry::key(&["mcp", "capout"], server));
+    }
+    if cx.opts.wrap_mcp {
+        servers.push(Entry::wrap(vec!["mcp".into()], capout, Launch::CommandList));
+    }
+    if !servers.is_empty() {
+        changes.push(Change::Merge { path: json, entries: servers });
     }
     let mut notes = Vec::new();
     if cx.opts.scope == Scope::Project {
@@ -43,9 +53,11 @@ pub fn plan(cx: &Context) -> Result<Plan, Error> {
 
 /// The plugin for the capout at `capout`: it asks `capout hook opencode`
 /// about every shell call, and gives the shell of a call capout takes the
-/// environment capout names.
-pub fn plugin_text(capout: &str) -> String {
+/// environment capout names; with `tools`, it hands capout every other
+/// call's output too, and puts capout's answer in its place.
+pub fn plugin_text(capout: &str, tools: bool) -> String {
     let path = Value::from(capout).to_string();
+    let after = if tools { AFTER_TOOLS } else { AFTER };
     format!(
         r#"{MARK}; `capout init opencode --uninstall` removes it.
 // Every call of the shell tool is handed to `capout hook opencode`; for a
@@ -75,14 +87,34 @@ export const CapoutPlugin = async () => {{
       pending.delete(input.callID)
       Object.assign(output.env, env)
     }},
-    "tool.execute.after": async (input) => {{
-      pending.delete(input.callID)
-    }},
-  }}
+{after}  }}
 }}
 "#
     )
 }
+
+/// The plugin's `tool.execute.after` without `--tools`.
+const AFTER: &str = r#"    "tool.execute.after": async (input) => {
+      pending.delete(input.callID)
+    },
+"#;
+
+/// The plugin's `tool.execute.after` with `--tools`: every call but the
+/// shell's (which the environment bounds) goes to `capout hook opencode`,
+/// an MCP tool's result as the server gave it (`content`, before opencode
+/// reads it), and capout's answer replaces what it names.
+const AFTER_TOOLS: &str = r#"    "tool.execute.after": async (input, output) => {
+      pending.delete(input.callID)
+      if (input.tool === "bash" || !output) return
+      const mcp = Array.isArray(output.content)
+      const event = JSON.stringify({ event: "tool.execute.after", tool: input.tool, mcp, output })
+      const hook = spawnSync(CAPOUT, ["hook", "opencode"], { input: event, encoding: "utf8", timeout: 10000, maxBuffer: 1 << 26 })
+      if (hook.status !== 0 || !hook.stdout) return
+      try {
+        Object.assign(output, JSON.parse(hook.stdout))
+      } catch {}
+    },
+"#;
 
 #[cfg(test)]
 mod tests {
@@ -90,7 +122,7 @@ mod tests {
 
     #[test]
     fn the_plugin_names_capout_as_a_javascript_string() {
-        let text = plugin_text("/opt/my \"tools\"/capout");
+        let text = plugin_text("/opt/my \"tools\"/capout", false);
         assert!(text.starts_with(MARK));
         assert!(text.contains("const CAPOUT = \"/opt/my \\\"tools\\\"/capout\"\n"));
     }

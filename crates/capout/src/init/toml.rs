@@ -4,8 +4,8 @@
 use serde_json::Value;
 use toml_edit::{Array, DocumentMut, Item, Table};
 
-use super::Entry;
 use super::merge::Why;
+use super::{Entry, Kind, WRAP, is_capout};
 
 fn parse(text: Option<&str>) -> Result<DocumentMut, Why> {
     let text = text.unwrap_or_default();
@@ -50,6 +50,12 @@ fn item(value: &Value) -> Result<Item, Why> {
 pub fn install(before: Option<&str>, entries: &[Entry]) -> Result<String, Why> {
     let mut doc = parse(before)?;
     for entry in entries {
+        if let Kind::Wrap(_) = entry.kind {
+            if let Some(servers) = servers(&mut doc, &entry.keys) {
+                wrap(servers, entry.value.as_str().unwrap_or("capout"));
+            }
+            continue;
+        }
         let (last, parents) = entry.keys.split_last().ok_or("an empty key path")?;
         let mut table = doc.as_table_mut();
         for k in parents {
@@ -117,6 +123,17 @@ pub fn remove(
     let mut doc = parse(Some(before))?;
     let mut taken = Vec::new();
     for entry in entries {
+        if let Kind::Wrap(_) = entry.kind {
+            let keys = &entry.keys;
+            if let Some(servers) = servers(&mut doc, keys)
+                && unwrap(servers, &|name| {
+                    existed(&[&keys[..], &[name.to_owned(), "args".to_owned()]].concat())
+                })
+            {
+                taken.push(entry.name());
+            }
+            continue;
+        }
         if remove_path(doc.as_table_mut(), &entry.keys, 0, existed) {
             taken.push(entry.name());
         }
@@ -145,6 +162,122 @@ fn remove_path(
             removed
         }
     }
+}
+
+/// The table of MCP servers at `keys`, if there is one.
+fn servers<'a>(doc: &'a mut DocumentMut, keys: &[String]) -> Option<&'a mut dyn toml_edit::TableLike> {
+    let mut item = doc.as_item_mut();
+    for k in keys {
+        item = item.get_mut(k)?;
+    }
+    item.as_table_like_mut()
+}
+
+/// Whether `args` starts with capout's words and a program after them.
+fn wrapped(args: Option<&toml_edit::Array>) -> bool {
+    args.is_some_and(|a| {
+        a.len() > WRAP.len()
+            && a.iter().zip(WRAP).all(|(v, w)| v.as_str() == Some(w))
+            && a.get(WRAP.len()).is_some_and(toml_edit::Value::is_str)
+    })
+}
+
+/// `value` with the decor (blanks and comments around it) of `old`.
+fn dressed_as(mut value: toml_edit::Value, old: &toml_edit::Value) -> toml_edit::Value {
+    *value.decor_mut() = old.decor().clone();
+    value
+}
+
+/// Each stdio server (one with a `command`) of `servers` run under
+/// `capout --mcp-wrap --`: `command` is capout, and the program, as it was
+/// written, goes after capout's words at the head of `args`.
+fn wrap(servers: &mut dyn toml_edit::TableLike, capout: &str) {
+    for (_, item) in servers.iter_mut() {
+        let Some(server) = item.as_table_like_mut() else { continue };
+        let Some(command) = server.get("command").and_then(Item::as_value).filter(|v| v.is_str()).cloned()
+        else {
+            continue;
+        };
+        let program = command.as_str().unwrap_or_default();
+        if is_capout(program) {
+            // Wrapped before, maybe by a capout elsewhere: it is moved.
+            if wrapped(server.get("args").and_then(Item::as_array)) && program != capout {
+                server.insert("command", Item::Value(dressed_as(capout.into(), &command)));
+            }
+            continue;
+        }
+        let mut own = command.clone();
+        own.decor_mut().clear();
+        if let Some(item) = server.get_mut("args") {
+            let Some(args) = item.as_array_mut() else { continue };
+            // The user's first argument, tight against the bracket,
+            // follows a space after capout's words (and is tight again
+            // when they go).
+            if let Some(first) = args.get_mut(0)
+                && first.decor().prefix().and_then(toml_edit::RawString::as_str) == Some("")
+            {
+                first.decor_mut().set_prefix(" ");
+            }
+            for (i, word) in [WRAP[0].into(), WRAP[1].into(), own].into_iter().enumerate() {
+                args.insert_formatted(i, word);
+            }
+            if let Some(first) = args.get_mut(0) {
+                first.decor_mut().set_prefix("");
+            }
+            for i in 1..=WRAP.len() {
+                if let Some(word) = args.get_mut(i) {
+                    word.decor_mut().set_prefix(" ");
+                }
+            }
+        } else {
+            let mut args = Array::new();
+            args.extend([WRAP[0].to_owned(), WRAP[1].to_owned()]);
+            args.push_formatted(own);
+            if let Some(program) = args.get_mut(WRAP.len()) {
+                program.decor_mut().set_prefix(" ");
+            }
+            server.insert("args", toml_edit::value(args));
+        }
+        server.insert("command", Item::Value(dressed_as(capout.into(), &command)));
+    }
+}
+
+/// Each server of `servers` that runs under `capout --mcp-wrap --` given
+/// back its program and arguments; whether there was one. An `args` left
+/// empty goes, unless `existed` says (for the server's name) it was there.
+fn unwrap(servers: &mut dyn toml_edit::TableLike, existed: &dyn Fn(&str) -> bool) -> bool {
+    let mut any = false;
+    for (name, item) in servers.iter_mut() {
+        let Some(server) = item.as_table_like_mut() else { continue };
+        let Some(command) = server.get("command").and_then(Item::as_value).filter(|v| v.is_str()).cloned()
+        else {
+            continue;
+        };
+        if !is_capout(command.as_str().unwrap_or_default()) {
+            continue;
+        }
+        let Some(args) = server.get_mut("args").and_then(Item::as_array_mut) else { continue };
+        if !wrapped(Some(args)) {
+            continue;
+        }
+        let mut own = args.get(WRAP.len()).cloned().unwrap_or_else(|| "".into());
+        own.decor_mut().clear();
+        for _ in 0..=WRAP.len() {
+            args.remove(0);
+        }
+        if let Some(first) = args.get_mut(0)
+            && first.decor().prefix().and_then(toml_edit::RawString::as_str) == Some(" ")
+        {
+            first.decor_mut().set_prefix("");
+        }
+        let empty = args.is_empty();
+        server.insert("command", Item::Value(dressed_as(own, &command)));
+        if empty && !existed(name.get()) {
+            server.remove("args");
+        }
+        any = true;
+    }
+    any
 }
 
 /// Whether the table at `keys` is in `text`.
@@ -219,6 +352,41 @@ mod tests {
             assert_eq!(install(Some(&after), &[edit()]).unwrap(), after);
             assert_eq!(remove(&after, &[edit()], &none).unwrap().0, before, "{after:?}");
         }
+    }
+
+    fn wrap_entry(capout: &str) -> Entry {
+        Entry {
+            keys: vec!["mcp_servers".into()],
+            value: capout.into(),
+            kind: Kind::Wrap(crate::init::Launch::CommandArgs),
+        }
+    }
+
+    #[test]
+    fn a_codex_stdio_server_runs_under_capout_and_comes_back_to_the_byte() {
+        for before in [
+            "model = \"o3\"\n\n[mcp_servers.third]\ncommand = \"python3\"  # mine\nargs = [\"srv.py\", '-v' ]\n\n[mcp_servers.web]\nurl = \"https://x/\"\n",
+            "[mcp_servers.third]\ncommand = 'srv'\nenv = { A = \"1\" }\n",
+            "mcp_servers.third = { command = \"srv\", args = [] }\n",
+        ] {
+            let wrapped = install(Some(before), &[wrap_entry("/opt/capout")]).unwrap();
+            let doc: toml::Table = wrapped.parse().unwrap();
+            let third = &doc["mcp_servers"]["third"];
+            assert_eq!(third["command"].as_str(), Some("/opt/capout"), "{wrapped}");
+            let args = third["args"].as_array().unwrap();
+            assert_eq!((args[0].as_str(), args[1].as_str()), (Some("--mcp-wrap"), Some("--")), "{wrapped}");
+            assert_eq!(install(Some(&wrapped), &[wrap_entry("/opt/capout")]).unwrap(), wrapped);
+            let existed = |keys: &[String]| has(before, keys);
+            let (back, taken) = remove(&wrapped, &[wrap_entry("/opt/capout")], &existed).unwrap();
+            assert_eq!(back, before, "{wrapped}");
+            assert_eq!(taken.len(), 1);
+        }
+        let moved = install(
+            Some(&install(Some("[mcp_servers.a]\ncommand = \"x\"\n"), &[wrap_entry("/old/capout")]).unwrap()),
+            &[wrap_entry("/new/capout")],
+        )
+        .unwrap();
+        assert!(moved.starts_with("[mcp_servers.a]\ncommand = \"/new/capout\"\n"), "{moved}");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use serde::Deserialize;
 
 use super::lifecycle::{self, Calls, Saved, StopOnDrop, Which, hosted};
 use super::notice;
-use super::tools::{self, Tools};
+use super::tools::{self, ToolError, Tools};
 
 /// The MCP server: the tools, and the router the SDK's macros build.
 #[derive(Clone)]
@@ -206,11 +206,11 @@ impl ServerHandler for Server {
 /// panic on that thread (a bug) is a tool error too, and the session goes
 /// on: the server is built with unwinding (the workspace's profiles).
 async fn blocking(
-    call: impl FnOnce() -> Result<String, String> + Send + 'static,
+    call: impl FnOnce() -> Result<String, ToolError> + Send + 'static,
 ) -> Result<CallToolResult, ErrorData> {
     let text = match tokio::task::spawn_blocking(call).await {
         Ok(Ok(text)) => return Ok(CallToolResult::success(vec![ContentBlock::text(text)])),
-        Ok(Err(text)) => text,
+        Ok(Err(e)) => String::from(e),
         Err(e) if e.is_panic() => hosted::panicked(&*e.into_panic()),
         Err(e) => notice::tool_failed(&e),
     };

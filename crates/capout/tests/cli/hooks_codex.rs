@@ -275,3 +275,29 @@ fn hook_codex_leaves_the_call_alone_when_the_capout_it_would_run_is_gone() {
     );
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// A command that fits one argument but whose rewrite would not (each '
+/// of it is four bytes of the rewrite: 99 KB become over 128 KiB, what
+/// one argument of a command may hold) is left to Codex, which runs it
+/// as it is; a short one runs under capout.
+#[test]
+fn hook_codex_leaves_alone_a_command_whose_rewrite_would_pass_128_kib() {
+    let home = home();
+    let capout = Path::new(env!("CARGO_BIN_EXE_capout"));
+    let quoted = format!("echo {}", "'a'".repeat(33_000));
+    let out = run(capout, home.path(), &["hook", "codex"], &event(&quoted, home.path()));
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "", "no rewrite");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("at or over the 128 KiB that one argument of a command may hold"), "{err}");
+    // As Codex then runs it: bash -c COMMAND, which the kernel takes.
+    let ran = Command::new("bash").args(["-c", &quoted]).output().unwrap();
+    assert_eq!(ran.stdout.len(), 33_000 + 1);
+    let out = run(capout, home.path(), &["hook", "codex"], &event("seq 100000", home.path()));
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rewritten = answer["hookSpecificOutput"]["updatedInput"]["command"].as_str().unwrap();
+    let ran =
+        Command::new("bash").args(["-c", rewritten]).env("TMPDIR", home.path().join("tmp")).output().unwrap();
+    let text = String::from_utf8_lossy(&ran.stdout);
+    assert!(text.contains("\n100000\n... (truncated, showing last 5000 chars; full output: "), "{text:?}");
+}

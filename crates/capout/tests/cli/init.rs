@@ -33,6 +33,9 @@ fn init_with(home: &Path, args: &[&str], more: impl FnOnce(&mut Command)) -> Out
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("CODEX_HOME")
         .env_remove("GEMINI_CLI_HOME")
+        .env_remove("PI_CODING_AGENT_DIR")
+        .env_remove("QWEN_HOME")
+        .env_remove("COPILOT_HOME")
         .current_dir(home.join("proj"))
         .stdin(Stdio::null());
     more(&mut cmd);
@@ -81,11 +84,22 @@ fn json_files(harness: &str, home: &Path) -> Vec<PathBuf> {
         "claude-code" => vec![home.join(".claude/settings.json"), home.join(".claude.json")],
         "codex" => vec![home.join(".codex/hooks.json")],
         "gemini" => vec![home.join(".gemini/settings.json")],
+        "qwen-code" => vec![home.join(".qwen/settings.json")],
+        "copilot" => vec![home.join(".copilot/mcp-config.json")],
+        "droid" => vec![home.join(".factory/mcp.json")],
+        "crush" => vec![home.join(".config/crush/crush.json")],
         _ => vec![home.join(".config/opencode/opencode.json")],
     }
 }
 
-const HARNESSES: [&str; 4] = ["claude-code", "codex", "gemini", "opencode"];
+/// The harnesses that `init --mcp` sets up: all but Pi, which has no MCP
+/// client.
+const HARNESSES: [&str; 8] =
+    ["claude-code", "codex", "gemini", "opencode", "qwen-code", "copilot", "droid", "crush"];
+
+/// The harnesses whose shell calls capout cannot bound (yet): init sets
+/// up the MCP server alone, and only when asked to.
+const MCP_ONLY: [&str; 4] = ["qwen-code", "copilot", "droid", "crush"];
 
 fn put(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -368,6 +382,9 @@ fn a_settings_file_that_links_to_dev_zero_is_refused() {
         .args(["-c", "ulimit -v 2000000; exec \"$0\" init gemini", CAPOUT])
         .env("HOME", home.path())
         .env_remove("GEMINI_CLI_HOME")
+        .env_remove("PI_CODING_AGENT_DIR")
+        .env_remove("QWEN_HOME")
+        .env_remove("COPILOT_HOME")
         .current_dir(home.path())
         .output()
         .unwrap();
@@ -550,6 +567,26 @@ fn dry_run_shows_the_links_it_would_make_and_remove() {
 }
 
 #[test]
+fn uninstall_leaves_a_link_that_the_user_pointed_elsewhere() {
+    let home = home();
+    assert_eq!(init(home.path(), &["gemini"]).status.code(), Some(0));
+    let link = home.path().join(".gemini/capout-gemini/bash");
+    std::fs::remove_file(&link).unwrap();
+    std::os::unix::fs::symlink("/bin/true", &link).unwrap();
+    let out = init(home.path(), &["gemini", "--uninstall"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(&format!(
+            "{}: not capout's link (it leads elsewhere), left as it is\n",
+            link.display()
+        )),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(std::fs::read_link(&link).unwrap(), Path::new("/bin/true"));
+}
+
+#[test]
 fn init_mcp_without_capout_mcp_beside_capout_is_refused() {
     let home = home();
     let alone = home.path().join("bin");
@@ -726,5 +763,105 @@ fn init_as_root_in_a_users_home_keeps_the_owner_of_every_file_and_folder() {
                 stack.push(path);
             }
         }
+    }
+}
+
+#[test]
+fn init_of_a_harness_whose_shell_calls_capout_cannot_bound_says_why_and_offers_mcp() {
+    for harness in MCP_ONLY {
+        let home = home();
+        let out = init(home.path(), &[harness]);
+        assert_eq!(out.status.code(), Some(1), "{harness}");
+        let text = stderr(&out);
+        assert!(text.starts_with("capout: init: "), "{harness}: {text}");
+        assert!(text.contains("so capout cannot bound"), "{harness}: {text}");
+        assert!(text.ends_with(&format!("`capout init {harness} --mcp` sets up capout's MCP server (its tools bash, read and grep, each bounded, the full output saved) for the model to use instead\n")), "{harness}: {text}");
+        assert_eq!(text.lines().count(), 1, "{harness}: {text}");
+        assert_eq!(stdout(&out), "");
+        assert_eq!(tree(home.path()), ["proj/"], "{harness}");
+        let out = init(home.path(), &[harness, "--mcp"]);
+        assert_eq!(out.status.code(), Some(0), "{harness}: {}", stderr(&out));
+        assert!(stdout(&out).contains("own shell tool is left as it is ("), "{harness}: {}", stdout(&out));
+        let file = &json_files(harness, home.path())[0];
+        let value: serde_json::Value = serde_json::from_str(&read(file)).unwrap();
+        let key = if harness == "crush" { "mcp" } else { "mcpServers" };
+        assert_eq!(value[key]["capout"]["command"], CAPOUT, "{harness}: {value}");
+        assert_eq!(value[key]["capout"]["args"], serde_json::json!(["--mcp"]), "{harness}: {value}");
+    }
+}
+
+#[test]
+fn init_pi_makes_capouts_link_its_shell_path_and_uninstall_gives_the_settings_back_byte_for_byte() {
+    let home = home();
+    let agent = home.path().join(".pi/agent");
+    let settings = agent.join("settings.json");
+    let before = "{\n  // the user's\n  \"defaultThinkingLevel\": \"off\"\n}\n";
+    put(&settings, before);
+    let out = init(home.path(), &["pi"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let link = agent.join("capout-pi/bash");
+    assert_eq!(std::fs::read_link(&link).unwrap(), Path::new(CAPOUT));
+    assert_eq!(
+        read(&settings),
+        format!(
+            "{{\n  // the user's\n  \"defaultThinkingLevel\": \"off\",\n  \"shellPath\": \"{}\"\n}}\n",
+            link.display()
+        )
+    );
+    let again = init(home.path(), &["pi"]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert_eq!(stdout(&again).matches(": unchanged").count(), 2, "{}", stdout(&again));
+    let out = init(home.path(), &["pi", "--uninstall"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(read(&settings), before);
+    assert_eq!(tree(home.path()), [".pi/", ".pi/agent/", ".pi/agent/settings.json", "proj/"]);
+}
+
+#[test]
+fn init_pi_leaves_a_shell_path_of_the_users_own() {
+    let home = home();
+    let settings = home.path().join(".pi/agent/settings.json");
+    let before = "{\"shellPath\": \"/usr/bin/zsh\"}\n";
+    put(&settings, before);
+    let out = init(home.path(), &["pi"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("shellPath is already set to \"/usr/bin/zsh\"; capout leaves it"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(read(&settings), before);
+    assert!(!home.path().join(".pi/agent/capout-pi").exists());
+    let out = init(home.path(), &["pi", "--uninstall"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(read(&settings), before);
+}
+
+#[test]
+fn init_pi_follows_pi_coding_agent_dir_and_refuses_mcp_and_project() {
+    let home = home();
+    let agent = home.path().join("pi-agent");
+    let out = init_with(home.path(), &["pi", "--dry-run"], |c| {
+        c.env("PI_CODING_AGENT_DIR", &agent);
+    });
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(&format!(
+            "{}: would be made, a link to {CAPOUT}\n",
+            agent.join("capout-pi/bash").display()
+        )),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(tree(home.path()), ["proj/"]);
+    for (flag, why) in [("--mcp", "Pi has no MCP client"), ("--project", "names a program of this machine")] {
+        let out = init(home.path(), &["pi", flag]);
+        assert_eq!(out.status.code(), Some(1), "{flag}");
+        assert!(
+            stderr(&out).starts_with("capout: init: ") && stderr(&out).contains(why),
+            "{flag}: {}",
+            stderr(&out)
+        );
+        assert_eq!(tree(home.path()), ["proj/"], "{flag}");
     }
 }

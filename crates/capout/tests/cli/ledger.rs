@@ -109,19 +109,29 @@ fn the_ledger_is_off_with_capout_ledger_0_or_in_the_config_file() {
 }
 
 #[test]
-fn a_ledger_that_cannot_be_written_is_one_line_and_never_fails_the_call() {
+fn a_ledger_that_cannot_be_written_never_fails_the_call_and_a_model_never_reads_of_it() {
     let state = tempfile::tempdir().unwrap();
-    // A file where the state folder should be: nothing can be made in it.
+    // A file where the state folder should be: nothing can be made in it,
+    // as in a harness's read-only sandbox.
     let blocked = state.path().join("blocked");
     std::fs::write(&blocked, "").unwrap();
     std::fs::create_dir_all(state.path().join("tmp")).unwrap();
-    let out = capout_std()
-        .env_remove("CAPOUT_LEDGER")
-        .env("XDG_STATE_HOME", &blocked)
-        .env("TMPDIR", state.path().join("tmp"))
-        .args(["hook", "codex", "bash", "echo hi; exit 4"])
-        .output()
-        .unwrap();
+    let run = |args: &[&str]| {
+        capout_std()
+            .env_remove("CAPOUT_LEDGER")
+            .env("XDG_STATE_HOME", &blocked)
+            .env("TMPDIR", state.path().join("tmp"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    // A hooked call's stderr is the model's to read: the ledger is not
+    // its business.
+    let out = run(&["hook", "codex", "bash", "echo hi; exit 4"]);
+    let got = (out.status.code(), String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(got, (Some(4), "hi\n".into(), "".into()));
+    // A run that asked for it is told, in one line.
+    let out = run(&["--ledger", "--", "sh", "-c", "echo hi; exit 4"]);
     assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stdout).as_ref()), (Some(4), "hi\n"));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -153,6 +163,40 @@ fn reading_a_saved_output_back_is_a_page_and_stats_counts_it() {
         text.starts_with("calls bounded                1\n  cut                        1  (100%)\n"),
         "{text}"
     );
-    let other = capout_in(state.path()).args(["stats", "--harness", "gemini"]).output().unwrap();
-    assert_eq!(String::from_utf8_lossy(&other.stdout), "No calls in the ledger yet.\n");
+}
+
+#[test]
+fn stats_of_a_harness_with_no_calls_says_the_ledger_has_others() {
+    let state = tempfile::tempdir().unwrap();
+    assert!(hooked(state.path(), "seq 10").status.success());
+    let out = capout_in(state.path()).args(["stats", "--harness", "gemini"]).output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "No calls in the ledger match --since or --harness (1 in all).\n"
+    );
+    let out = capout_in(&state.path().join("empty")).args(["stats"]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "No calls in the ledger yet.\n");
+}
+
+#[test]
+fn a_call_of_pis_shell_is_written_as_pis_with_the_command_as_written() {
+    let state = tempfile::tempdir().unwrap();
+    let dir = state.path().join("agent/capout-pi");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_capout"), dir.join("bash")).unwrap();
+    let mut cmd = std::process::Command::new(dir.join("bash"));
+    crate::common::clean_env(&mut cmd)
+        .env_remove("CAPOUT_LEDGER")
+        .env("XDG_STATE_HOME", state.path())
+        .env("TMPDIR", state.path().join("tmp"));
+    std::fs::create_dir_all(state.path().join("tmp")).unwrap();
+    let out = cmd.args(["-c", "seq 3; exit 4"]).output().unwrap();
+    assert_eq!((out.status.code(), &out.stdout[..]), (Some(4), &b"1\n2\n3\n"[..]));
+    let got = lines(state.path());
+    assert_eq!(got.len(), 1, "{got:?}");
+    let e = &got[0];
+    assert_eq!(
+        (e["front"].as_str(), e["harness"].as_str(), e["tool"].as_str(), e["command"].as_str()),
+        (Some("shell"), Some("pi"), Some("bash"), Some("seq 3; exit 4"))
+    );
 }

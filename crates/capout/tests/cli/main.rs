@@ -1,6 +1,7 @@
 //! The `capout` and `capout-mcp` programs, run as a user runs them.
 
 mod adversarial;
+mod after_tool;
 mod cli;
 mod command;
 mod common;
@@ -11,6 +12,7 @@ mod harness;
 mod hooks;
 mod hooks_codex;
 mod init;
+mod init_tools;
 mod json;
 mod json_items;
 mod keep;

@@ -21,6 +21,26 @@ fn mcp_takes_no_option_but_root() {
 }
 
 #[test]
+fn capout_mcp_has_help_and_a_version_and_starts_no_server_for_them() {
+    let server = || {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_capout-mcp"));
+        crate::common::clean_env(&mut cmd);
+        let mut cmd = Command::from_std(cmd);
+        cmd.timeout(std::time::Duration::from_secs(60));
+        cmd
+    };
+    for flag in ["--help", "-h"] {
+        let out = server().arg(flag).write_stdin("").assert().success().get_output().clone();
+        let help = String::from_utf8(out.stdout).unwrap();
+        assert!(help.starts_with("capout-mcp: the MCP server of capout, and its proxy\n\nUsage: "), "{help}");
+        assert!(help.contains("capout-mcp --wrap [--profile NAME] -- COMMAND [ARG]..."), "{help}");
+    }
+    for flag in ["--version", "-V"] {
+        server().arg(flag).assert().success().stdout(format!("capout-mcp {}\n", env!("CARGO_PKG_VERSION")));
+    }
+}
+
+#[test]
 fn a_root_that_is_not_a_folder_is_an_error() {
     capout()
         .args(["--mcp", "--root", "no/such/dir"])

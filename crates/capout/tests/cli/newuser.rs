@@ -479,18 +479,25 @@ fn help_works_on_every_subcommand_and_names_them() {
     }
     let (status, help, _) = run(&["--help"], b"");
     assert_eq!(status, Some(0));
-    for command in ["capout init HARNESS", "capout hook HARNESS", "capout --man", "capout --list-profiles"] {
+    let commands = ["capout init HARNESS", "capout hook HARNESS", "capout --man", "capout --list-profiles"];
+    for command in commands.into_iter().chain(["capout stats", "capout --mcp ", "capout --mcp-wrap -- CMD"]) {
         assert!(help.contains(command), "capout --help does not name {command}:\n{help}");
     }
+    let (status, stdout, stderr) = run(&["stats", "--help"], b"");
+    assert_eq!((status, stderr.as_str()), (Some(0), ""));
+    assert!(stdout.starts_with("What bounding saved: "), "{stdout}");
 }
 
 #[test]
 fn a_hook_with_a_wrong_harness_leaves_the_call_alone_and_says_why() {
     for (args, why) in [
-        (&["hook"][..], "capout: hook: name a harness: claude-code, codex, gemini, opencode\n"),
+        (
+            &["hook"][..],
+            "capout: hook: name a harness: claude-code, codex, gemini, opencode, qwen-code, pi, copilot, droid, crush\n",
+        ),
         (
             &["hook", "vim"],
-            "capout: hook: unknown harness 'vim' (known: claude-code, codex, gemini, opencode)\n",
+            "capout: hook: unknown harness 'vim' (known: claude-code, codex, gemini, opencode, qwen-code, pi, copilot, droid, crush)\n",
         ),
     ] {
         assert_eq!(run(args, b"{}"), (Some(0), String::new(), why.to_owned()), "{args:?}");
@@ -498,4 +505,51 @@ fn a_hook_with_a_wrong_harness_leaves_the_call_alone_and_says_why() {
     let (status, stdout, stderr) = run(&["init", "vim"], b"");
     assert_eq!((status, stdout.as_str()), (Some(2), ""));
     assert!(stderr.contains("invalid value 'vim'") && stderr.contains("codex"), "{stderr}");
+}
+
+/// The guide's table of the built-in profiles: each row's options are
+/// those that `--show-config` says come from the profile, in its order.
+#[test]
+fn the_guides_profile_table_is_what_show_config_says() {
+    let guide = include_str!("../../../../docs/GUIDE.md");
+    let mut rows = 0;
+    for line in guide.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.split(" | ").collect();
+        let name = cells[0].trim_start_matches("| `").trim_end_matches('`');
+        if !["read", "grep", "bash", "tool"].contains(&name) {
+            continue;
+        }
+        rows += 1;
+        let (status, stdout, stderr) = run(&["--profile", name, "--show-config"], b"");
+        assert_eq!((status, stderr.as_str()), (Some(0), ""), "{name}");
+        let from = format!("\tprofile {name}");
+        let options: Vec<&str> = stdout.lines().filter_map(|l| l.strip_suffix(from.as_str())).collect();
+        assert_eq!(cells[1].trim_matches('`'), options.join(" "), "the guide's row of profile {name}");
+    }
+    assert_eq!(rows, 4, "the guide has a row for each built-in profile");
+}
+
+/// What hosts calls for others is built to unwind on a panic, so that a
+/// bug in one call is an error of that call (the tests of that run debug
+/// builds, which always unwind): the profile, and each build that ships
+/// the Python extension, the Node addon and capout-mcp.
+#[test]
+fn what_hosts_calls_is_built_in_the_profile_that_unwinds() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let read = |file: &str| std::fs::read_to_string(format!("{root}/{file}")).unwrap();
+    let cargo = read("Cargo.toml");
+    let profile = cargo.split("[profile.release-unwind]").nth(1).expect("a profile release-unwind");
+    assert!(profile.trim_start().starts_with("inherits = \"release\"\npanic = \"unwind\"\n"), "{profile}");
+    assert!(read("pyproject.toml").contains("\nprofile = \"release-unwind\"\n"), "the wheel's extension");
+    assert!(
+        read("crates/python/build.rs").contains("let profile = \"release-unwind\";"),
+        "the wheel's programs"
+    );
+    let npm = read("packaging/npm-pack.sh");
+    for build in [
+        "--profile release-unwind --locked -p capout --bin capout-mcp",
+        "--profile release-unwind --locked -p capout-node",
+    ] {
+        assert!(npm.contains(build), "npm-pack.sh: {build}");
+    }
 }

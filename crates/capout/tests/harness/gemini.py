@@ -271,13 +271,19 @@ def heuristics_cases():
         shutil.rmtree(h.dir, ignore_errors=True)
 
 
-def main(harness):
+def setup(harness):
+    """Takes what the cases use from harness.py; whether Gemini CLI is
+    installed."""
     global CAPOUT, SCRIPT, TOOLS, URL, Home, check, describe, GEMINI, HARNESS
     HARNESS = harness
     CAPOUT, SCRIPT, TOOLS, URL = harness.CAPOUT, harness.SCRIPT, harness.TOOLS, harness.URL
     Home, check, describe = harness.Home, harness.check, harness.describe
     GEMINI = os.path.join(TOOLS, "node_modules", ".bin", "gemini")
-    if not os.access(GEMINI, os.X_OK):
+    return os.access(GEMINI, os.X_OK)
+
+
+def main(harness):
+    if not setup(harness):
         check("gemini is installed", False, GEMINI)
     else:
         cases()

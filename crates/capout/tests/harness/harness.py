@@ -45,6 +45,9 @@ class Home:
             "CLAUDE_CONFIG_DIR": os.path.join(self.dir, ".claude"), "DISABLE_TELEMETRY": "1",
             "DISABLE_AUTOUPDATER": "1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             "DISABLE_ERROR_REPORTING": "1",
+            # One ledger for the whole suite, outside every home: run.sh
+            # prints `capout stats` over it at the end.
+            **({"XDG_STATE_HOME": os.environ["CAPOUT_SUITE_STATE"]} if "CAPOUT_SUITE_STATE" in os.environ else {}),
         }
 
     def init(self, *args):
@@ -376,20 +379,46 @@ def timeout_shows_the_output_so_far(plain, wrapped, allow):
 def main():
     # CAPOUT_HARNESS=NAME runs one harness's cases alone; all by default.
     only = os.environ.get("CAPOUT_HARNESS", "")
+    # (claude-code-tools, gemini-tools, codex-tools, opencode-tools: the
+    # cases of a third-party MCP tool alone.)
     if only in ("", "claude-code"):
         if not os.access(CLAUDE, os.X_OK):
             check("claude-code is installed", False, CLAUDE)
         else:
             claude_cases()
+    if only in ("", "claude-code", "claude-code-tools") and os.access(CLAUDE, os.X_OK):
+        import tools
+        tools.claude_cases(sys.modules[__name__])
     if only in ("", "gemini"):
         import gemini
         gemini.main(sys.modules[__name__])
+    if only in ("", "gemini", "gemini-tools"):
+        import tools
+        tools.gemini_cases(sys.modules[__name__])
     if only in ("", "codex"):
         import codex
         codex.cases(sys.modules[__name__])
+    if only in ("", "codex", "codex-tools"):
+        import tools
+        tools.codex_cases(sys.modules[__name__])
     if only in ("", "opencode"):
         import opencode
         opencode.run_cases(sys.modules[__name__])
+    if only in ("", "opencode", "opencode-tools"):
+        import tools
+        tools.opencode_cases(sys.modules[__name__])
+    if only in ("", "pi"):
+        import pi
+        pi.cases(sys.modules[__name__])
+    if only in ("", "copilot"):
+        import copilot
+        copilot.cases(sys.modules[__name__])
+    if only in ("", "droid"):
+        import droid
+        droid.cases(sys.modules[__name__])
+    if only in ("", "qwen-code"):
+        import qwen_code
+        qwen_code.cases(sys.modules[__name__])
     print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
     sys.exit(1 if RESULTS["failed"] else 0)
 

@@ -54,6 +54,9 @@ def anthropic(handler, body, script):
         if m.get("role") == "user" and isinstance(m.get("content"), list):
             results += sum(1 for c in m["content"] if c.get("type") == "tool_result")
     call = script.answered(results) if "Bash" in tools or any(t and t.startswith("mcp__") for t in tools) else None
+    if callable(call):
+        # A call made from what the harness sent back so far.
+        call = call(body)
     mid = "msg_" + uuid.uuid4().hex[:20]
     usage = {"input_tokens": 10, "output_tokens": 10}
     events = [("message_start", {"type": "message_start", "message": {
@@ -85,7 +88,9 @@ def gemini_call(body, script):
     names = [d.get("name") for t in body.get("tools", []) for d in t.get("functionDeclarations", [])]
     results = sum(1 for c in body.get("contents", []) for p in c.get("parts", []) if "functionResponse" in p)
     if "run_shell_command" in names or any(n and n.startswith("mcp_") for n in names):
-        return script.answered(results)
+        call = script.answered(results)
+        # A call made from what the harness sent back so far.
+        return call(body) if callable(call) else call
     return None
 
 
@@ -108,6 +113,9 @@ def responses(handler, body, script):
     items = body.get("input", [])
     results = sum(1 for i in items if isinstance(i, dict) and i.get("type", "").endswith("call_output"))
     call = script.answered(results) if body.get("tools") else None
+    if callable(call):
+        # A call made from what the harness sent back so far.
+        call = call(body)
     rid = "resp_" + uuid.uuid4().hex[:20]
     if call is None:
         item = {"type": "message", "id": "msg_" + uuid.uuid4().hex[:20], "role": "assistant", "status": "completed",
@@ -129,17 +137,32 @@ def responses(handler, body, script):
     ])
 
 
+def offers(script, n_results, tools):
+    """Whether the request offers the tool of the script's next call: for
+    harnesses whose shell tool is not named `bash` (Droid's `Execute`)."""
+    call = script.answered(n_results)
+    return call is not None and not callable(call) and call[0] in tools
+
+
 def chat(handler, body, script):
     """OpenAI chat completions, streamed (opencode's @ai-sdk/openai-compatible)."""
     tools = [t.get("function", {}).get("name") for t in body.get("tools", [])]
     results = sum(1 for m in body.get("messages", []) if m.get("role") == "tool")
-    call = script.answered(results) if "bash" in tools else None
+    call = script.answered(results) if "bash" in tools or offers(script, results, tools) else None
+    if callable(call):
+        # A call made from what the harness sent back so far.
+        call = call(body)
     cid = "chatcmpl-" + uuid.uuid4().hex[:20]
     base = {"id": cid, "object": "chat.completion.chunk", "created": 0, "model": body.get("model", "m")}
     if call is None:
         deltas = [({"role": "assistant", "content": "done"}, None), ({}, "stop")]
     else:
         name, args = call
+        if callable(args):
+            # Arguments made from the last tool result: a path that
+            # exists only while the harness runs.
+            last = [m.get("content") for m in body.get("messages", []) if m.get("role") == "tool"][-1]
+            args = args("".join(x.get("text", "") for x in last) if isinstance(last, list) else last)
         deltas = [({"role": "assistant", "tool_calls": [{"index": 0, "id": "call_" + uuid.uuid4().hex[:20],
                    "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}]}, None),
                   ({}, "tool_calls")]

@@ -11,9 +11,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/../../../.."
 
-# The versions the tests were written against.
+# The versions the tests were written against. Droid's program is its
+# platform package, named here: the registry holds @factory/cli 0.225.1,
+# whose own 0.225.1 program is not there, and the 0.225.2 one that is.
 PACKAGES=("@anthropic-ai/claude-code@2.1.332" "@openai/codex@0.171.0" "@google/gemini-cli@0.61.0"
-    "opencode-ai@1.18.33")
+    "opencode-ai@1.18.33" "@mariozechner/pi-coding-agent@0.73.1"
+    "@github/copilot@1.0.102" "@factory/cli@0.225.1" "@factory/cli-linux-x64@0.225.2"
+    "@qwen-code/qwen-code@0.24.4")
 dir=target/harness
 
 command -v npm >/dev/null || (apt-get update && apt-get install -y nodejs npm) || {
@@ -37,4 +41,13 @@ if ((missing)); then
 fi
 command -v pgrep >/dev/null || (apt-get update && apt-get install -y procps)
 cargo build --quiet --bins
-exec python3 crates/capout/tests/harness/harness.py "$PWD/target/debug/capout" "$PWD/$dir"
+# The calls capout bounded in the suite go to one ledger of its own, and
+# `capout stats` says at the end what bounding kept out of the models.
+CAPOUT_SUITE_STATE=$(mktemp -d)
+export CAPOUT_SUITE_STATE
+trap 'rm -rf "$CAPOUT_SUITE_STATE"' EXIT
+status=0
+python3 crates/capout/tests/harness/harness.py "$PWD/target/debug/capout" "$PWD/$dir" || status=$?
+echo "== capout stats over the calls of the suite"
+env -u CAPOUT_LEDGER XDG_STATE_HOME="$CAPOUT_SUITE_STATE" target/debug/capout stats
+exit "$status"

@@ -11,6 +11,6 @@ with the message ``capout`` prints for it.
     b'one\\ntwo\\n... (truncated, showing lines 1-2 of 3, next offset 2)\\n'
 """
 
-from capout._capout import Capper, Result, Summary, Tools, cap, run
+from capout._capout import Capper, Result, Summary, Tools, __version__, cap, run
 
-__all__ = ["Capper", "Result", "Summary", "Tools", "cap", "run"]
+__all__ = ["Capper", "Result", "Summary", "Tools", "__version__", "cap", "run"]

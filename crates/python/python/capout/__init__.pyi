@@ -4,6 +4,8 @@ import os
 import pathlib
 from typing import Optional, Sequence, Tuple, Union
 
+__version__: str
+
 _Data = Union[bytes, str]
 _Option = Union[str, int, bool, os.PathLike, None]
 

@@ -310,6 +310,8 @@ fn holds_ours(doc: &J, entries: &[Entry]) -> bool {
                 matches!(named().next_back(), Some(J::Arr(items)) if !mine(items, is_ours).is_empty())
             }
             Kind::Key => named().next().is_some(),
+            // The model makes no servers to wrap (see merge::wrap's tests).
+            Kind::Wrap(_) => false,
             Kind::Guarded(is_ours) => {
                 named().any(|v| matches!(v, J::Raw(raw) if string_of(raw).is_some_and(|s| is_ours(&s))))
             }
@@ -360,6 +362,7 @@ fn expect_one(root: &mut J, e: &Entry) -> Result<(), ()> {
             }
             items.push(from_value(&e.value));
         }
+        Kind::Wrap(_) => {}
         Kind::Key | Kind::Guarded(_) => {
             if same(node, &e.value) {
                 return Ok(());
@@ -400,6 +403,7 @@ fn expect_removed(doc: &J, entries: &[Entry], existed: &dyn Fn(&[String]) -> boo
                 emptied = items.is_empty() && !existed(&e.keys);
             }
             Kind::Key => members.retain(|(m, _)| !is(m, last)),
+            Kind::Wrap(_) => continue,
             Kind::Guarded(is_ours) => members.retain(|(m, v)| {
                 !(is(m, last) && matches!(v, J::Raw(raw) if string_of(raw).is_some_and(|s| is_ours(&s))))
             }),
@@ -768,17 +772,20 @@ fn document() -> impl Strategy<Value = J> {
 /// capout's entries, as each harness's own plan makes them.
 fn entries_of(harness: Harness, scope: Scope) -> Vec<Entry> {
     let cx = Context {
-        opts: Options { harness, scope, mcp: true, uninstall: false, dry_run: false },
+        opts: Options {
+            harness,
+            scope,
+            mcp: true,
+            tools: false,
+            wrap_mcp: false,
+            uninstall: false,
+            dry_run: false,
+        },
         home: "/home/u".into(),
         project: "/home/u/proj".into(),
         capout: "/opt/my 'tools'/capout".into(),
     };
-    let plan = match harness {
-        Harness::ClaudeCode => super::super::claude_code::plan(&cx),
-        Harness::Codex => super::super::codex::plan(&cx),
-        Harness::Gemini => super::super::gemini::plan(&cx),
-        Harness::Opencode => super::super::opencode::plan(&cx),
-    };
+    let plan = super::super::plan_of(harness)(&cx);
     let mut entries = Vec::new();
     for change in plan.unwrap().changes {
         if let Change::Merge { path, entries: e } = change

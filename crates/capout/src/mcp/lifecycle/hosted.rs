@@ -30,7 +30,7 @@ use super::leftovers::{self, GRACE, Which};
 use super::saved::{self, Saved};
 use crate::command::Stop;
 use crate::mcp::paths::{self, Roots};
-use crate::mcp::tools::Tools;
+use crate::mcp::tools::{ToolError, Tools};
 
 /// The number of the next `bash` call of this process, which marks its
 /// processes (with the process's id).
@@ -240,7 +240,7 @@ impl Call {
     /// Runs `command` as the server's `bash` does, its processes marked;
     /// what it leaves running is ended beside the reply, SIGTERM, then
     /// SIGKILL after the server's grace.
-    pub fn run(self, command: &str, timeout: u64) -> Result<String, String> {
+    pub fn run(self, command: &str, timeout: u64) -> Result<String, ToolError> {
         let env = vec![leftovers::mark(self.number)];
         let ran = self.tools.bash(command, timeout, env, Some(Arc::clone(&self.stop)));
         self.saved.evict();
@@ -292,9 +292,10 @@ pub fn exiting() -> bool {
 /// as the server turns one into a tool error: the host goes on. (With
 /// `panic = "abort"` a panic would end the host: the modules are built
 /// with unwinding, see the workspace's profiles.)
-pub fn guard(call: impl FnOnce() -> Result<String, String>) -> Result<String, String> {
+pub fn guard(call: impl FnOnce() -> Result<String, ToolError>) -> Result<String, String> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(call))
-        .unwrap_or_else(|payload| Err(panicked(&*payload)))
+        .unwrap_or_else(|payload| Err(ToolError::Failed(panicked(&*payload))))
+        .map_err(String::from)
 }
 
 /// The text of a tool error for a call that panicked with `payload`.

@@ -91,7 +91,19 @@ pub fn end(which: Which, grace: Duration) {
 /// orphans are init's, and Node.js and Python wait for their own
 /// children).
 pub fn end_unreaped(which: Which, grace: Duration) {
-    if !signal(which, Signal::TERM) {
+    // A process inside execve shows no environment for a moment (its new
+    // one is not mapped yet), and a look that meets it then misses it: a
+    // look that finds nothing is made again, twice, before the call is
+    // taken to have left nothing. This runs beside the reply, not before.
+    let mut found = signal(which, Signal::TERM);
+    for _ in 0..2 {
+        if found {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+        found = signal(which, Signal::TERM);
+    }
+    if !found {
         return;
     }
     let _ = signal(which, Signal::CONT);

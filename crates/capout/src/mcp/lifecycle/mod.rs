@@ -28,9 +28,43 @@ pub(super) use calls::{CallGuard, Calls, StopOnDrop};
 pub(super) use leftovers::{GRACE, Which, end, kill, mark};
 pub(super) use saved::{SAVED_MAX, Saved};
 
+/// What `capout-mcp --help` prints.
+const HELP: &str = "\
+capout-mcp: the MCP server of capout, and its proxy
+
+Usage: capout-mcp [--mcp] [--root DIR]
+       capout-mcp --wrap [--profile NAME] -- COMMAND [ARG]...
+
+The first serves the tools read, grep and bash over the Model Context
+Protocol on stdin and stdout, over the folder DIR (default: the current
+one), each bounded as capout's profiles of those names say; capout --mcp
+runs it. The second (capout --mcp-wrap) starts COMMAND as an MCP server
+and passes every message through, but bounds each tool's result by the
+profile tool (or NAME, or what the config file's [tools] table says).
+
+Options:
+  --root DIR  The folder the tools may reach (paths never leave it)
+  -h, --help     Print this help
+  -V, --version  Print the version
+
+See capout --man (the sections HARNESSES and BOUNDING ANOTHER MCP SERVER).
+";
+
 /// `capout-mcp`: serves the tools on stdin and stdout until the client
 /// closes stdin.
 pub fn main() -> ExitCode {
+    let first = std::env::args_os().nth(1);
+    match first.as_ref().and_then(|w| w.to_str()) {
+        Some("--help" | "-h") => {
+            let _ = io::stdout().write_all(HELP.as_bytes());
+            return ExitCode::SUCCESS;
+        }
+        Some("--version" | "-V") => {
+            let _ = writeln!(io::stdout(), "capout-mcp {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+        _ => {}
+    }
     // The words of `capout --mcp`, with `--mcp` itself optional.
     let mut args = std::env::args_os();
     let name = args.next().unwrap_or_default();

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use capout_core::SaveTo;
 
-use super::Tools;
+use super::{ToolError, Tools};
 use crate::cli::DEFAULT_KILL_AFTER;
 use crate::command::{self, CommandSpec, Place, Stop, Timeout};
 use crate::mcp::notice;
@@ -31,7 +31,7 @@ impl Tools {
         timeout: u64,
         env: Vec<(OsString, OsString)>,
         stop: Option<Arc<Stop>>,
-    ) -> Result<String, String> {
+    ) -> Result<String, ToolError> {
         crate::ledger::record(self.entry("bash", script), || self.run_bash(script, timeout, env, stop))
     }
 
@@ -41,9 +41,9 @@ impl Tools {
         timeout: u64,
         env: Vec<(OsString, OsString)>,
         stop: Option<Arc<Stop>>,
-    ) -> Result<String, String> {
+    ) -> Result<String, ToolError> {
         if timeout == 0 {
-            return Err(notice::TIMEOUT_ZERO.into());
+            return Err(ToolError::Refused(notice::TIMEOUT_ZERO.into()));
         }
         // The shell writes where it ended into a file of the server's own
         // folder (0700) on its way out, even through `exit N`; the command
@@ -51,9 +51,11 @@ impl Tools {
         let cwd_file = tempfile::Builder::new()
             .prefix("cwd-")
             .tempfile_in(&self.roots.saved)
-            .map_err(|e| notice::cannot_run(reason(&e)))?;
+            .map_err(|e| ToolError::Failed(notice::cannot_run(reason(&e))))?;
         let quoted = shlex::try_quote(&cwd_file.path().to_string_lossy()).map(std::borrow::Cow::into_owned);
-        let quoted = quoted.map_err(|_| notice::cannot_run("the server's folder has a NUL in its name"))?;
+        let quoted = quoted.map_err(|_| {
+            ToolError::Failed(notice::cannot_run("the server's folder has a NUL in its name"))
+        })?;
         let wrapper = format!("trap 'pwd -P >| {quoted} 2>/dev/null' EXIT\neval \"$1\"");
         let start = self.cwd();
         // A folder removed since: start at the root again.
@@ -77,8 +79,8 @@ impl Tools {
         options.save = Some(SaveTo::Dir(self.roots.saved.clone()));
         let place = Place { dir: Some(start), no_stdin: true, env, stop };
         let mut out = Vec::new();
-        let finished =
-            command::run_in(&options, &spec, &place, &mut out, &mut io::sink()).map_err(|e| e.to_string())?;
+        let finished = command::run_in(&options, &spec, &place, &mut out, &mut io::sink())
+            .map_err(|e| ToolError::Failed(e.to_string()))?;
         self.keep_cwd(cwd_file.path());
         crate::ledger::note(|entry| {
             entry.exit = Some(finished.ending.exit_code);

@@ -17,7 +17,7 @@ use ignore::overrides::OverrideBuilder;
 use ignore::types::TypesBuilder;
 use rustix::fs::FileType;
 
-use super::Tools;
+use super::{ToolError, Tools};
 use crate::mcp::notice::{self, not_regular};
 
 /// How much of a line ripgrep's searcher sees: the first 64 KiB (the
@@ -47,26 +47,26 @@ impl Tools {
     ///
     /// In a debug build only, when `CAPOUT_TEST_PANIC` is `grep`: the
     /// tests' way to a panic in a call.
-    pub fn grep(&self, request: &GrepRequest) -> Result<String, String> {
+    pub fn grep(&self, request: &GrepRequest) -> Result<String, ToolError> {
         let what = format!("{} {}", request.pattern, request.path);
         crate::ledger::record(self.entry("grep", &what), || self.grep_tree(request))
     }
 
-    fn grep_tree(&self, request: &GrepRequest) -> Result<String, String> {
+    fn grep_tree(&self, request: &GrepRequest) -> Result<String, ToolError> {
         // A bug on demand, for the tests that a panic in a call is an
         // error of that call in the server and the modules. Read in debug
         // builds only: what is shipped has no such switch.
         #[cfg(debug_assertions)]
         assert!(std::env::var_os(PANIC_VAR).is_none_or(|v| v != "grep"), "{PANIC_VAR} asked grep to panic");
-        let opened = self.roots.open(&request.path)?;
+        let opened = self.roots.open(&request.path).map_err(ToolError::Refused)?;
         if opened.kind == FileType::RegularFile && self.is_saved(&opened.path) {
             crate::ledger::note(|entry| entry.page_of = Some(opened.path.display().to_string()));
         }
         if !matches!(opened.kind, FileType::RegularFile | FileType::Directory) {
-            return Err(not_regular(&request.path, opened.kind));
+            return Err(ToolError::Refused(not_regular(&request.path, opened.kind)));
         }
         let limit = match (request.limit, self.grep.cap) {
-            (Some(0), _) => return Err(notice::LIMIT_ZERO.into()),
+            (Some(0), _) => return Err(ToolError::Refused(notice::LIMIT_ZERO.into())),
             (Some(n), _) | (None, CapSpec::MaxMatches(n)) => n,
             (None, _) => 50,
         };
@@ -77,7 +77,8 @@ impl Tools {
         if !request.multiline {
             builder.line_terminator(Some(b'\n'));
         }
-        let matcher = builder.build(&request.pattern).map_err(|e| notice::invalid("pattern", e))?;
+        let matcher =
+            builder.build(&request.pattern).map_err(|e| ToolError::Refused(notice::invalid("pattern", e)))?;
         let mut searcher = SearcherBuilder::new();
         searcher
             .line_number(true)
@@ -116,14 +117,14 @@ impl Tools {
             let found = search_file(&opened.file, &shown, &search, &mut Worker::new(&search), true);
             vec![(opened.path, shown, found)]
         } else {
-            self.search_tree(&opened.path, &opened.file, request, &search)?
+            self.search_tree(&opened.path, &opened.file, request, &search).map_err(ToolError::Refused)?
         };
-        let mut capper = Capper::new(options).map_err(|e| e.to_string())?;
+        let mut capper = Capper::new(options).map_err(|e| ToolError::Failed(e.to_string()))?;
         let mut out = Vec::new();
         for (i, (_, _, found)) in found.iter().enumerate() {
-            push_result(&mut capper, &mut out, &search, found, i == 0)?;
+            push_result(&mut capper, &mut out, &search, found, i == 0).map_err(ToolError::Failed)?;
         }
-        let summary = capper.finish(&mut out).map_err(|e| e.to_string())?;
+        let summary = capper.finish(&mut out).map_err(|e| ToolError::Failed(e.to_string()))?;
         crate::ledger::note(|entry| entry.cut = summary.truncated);
         Ok(String::from_utf8_lossy(&out).into_owned())
     }

@@ -38,6 +38,38 @@ pub struct Tools {
     pub front: &'static str,
 }
 
+/// Why a tool call gives the model an error rather than its output; its
+/// text is what the model reads, the same from the server and the
+/// modules.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolError {
+    /// The call asks for what cannot be given: a path outside the root
+    /// or not there, a folder to read, an argument out of its range, a
+    /// pattern or glob that does not parse. Another call may do.
+    Refused(String),
+    /// The call could not be carried out: the shell did not start, a
+    /// read failed part way.
+    Failed(String),
+}
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ToolError::Refused(text) | ToolError::Failed(text) => f.write_str(text),
+        }
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+impl From<ToolError> for String {
+    fn from(e: ToolError) -> String {
+        match e {
+            ToolError::Refused(text) | ToolError::Failed(text) => text,
+        }
+    }
+}
+
 impl Tools {
     /// The tools over `roots`, capped as the profiles `read`, `grep` and
     /// `bash` say.

@@ -5,7 +5,7 @@ use std::io::{self, Cursor, Read};
 use capout_core::CapSpec;
 use rustix::fs::FileType;
 
-use super::Tools;
+use super::{ToolError, Tools};
 use crate::ledger::{self, Fed};
 use crate::mcp::notice::{self, not_regular};
 use crate::mcp::paths::reason;
@@ -17,25 +17,25 @@ pub const BINARY_PROBE: usize = 8 * 1024;
 impl Tools {
     /// `read`: lines `offset`+1 … `offset`+`limit` of a file, numbered
     /// as `capout -N --head-lines LIMIT --offset OFFSET` numbers them.
-    pub fn read(&self, path: &str, offset: u64, limit: Option<u64>) -> Result<String, String> {
+    pub fn read(&self, path: &str, offset: u64, limit: Option<u64>) -> Result<String, ToolError> {
         ledger::record(self.entry("read", path), || self.read_page(path, offset, limit))
     }
 
-    fn read_page(&self, path: &str, offset: u64, limit: Option<u64>) -> Result<String, String> {
+    fn read_page(&self, path: &str, offset: u64, limit: Option<u64>) -> Result<String, ToolError> {
         let limit = limit.unwrap_or_else(|| self.read_limit());
         if limit == 0 {
-            return Err(notice::LIMIT_ZERO.into());
+            return Err(ToolError::Refused(notice::LIMIT_ZERO.into()));
         }
-        let opened = self.roots.open(path)?;
+        let opened = self.roots.open(path).map_err(ToolError::Refused)?;
         if self.is_saved(&opened.path) {
             ledger::note(|entry| entry.page_of = Some(opened.path.display().to_string()));
         }
         match opened.kind {
             FileType::RegularFile => {}
             FileType::Directory => {
-                return Err(notice::read_a_directory(path));
+                return Err(ToolError::Refused(notice::read_a_directory(path)));
             }
-            kind => return Err(not_regular(path, kind)),
+            kind => return Err(ToolError::Refused(not_regular(path, kind))),
         }
         // Opened non-blocking, which a regular file ignores.
         let mut file = opened.file;
@@ -43,7 +43,7 @@ impl Tools {
         (&mut file)
             .take(BINARY_PROBE as u64)
             .read_to_end(&mut start)
-            .map_err(|e| notice::path_error(path, reason(&e)))?;
+            .map_err(|e| ToolError::Failed(notice::path_error(path, reason(&e))))?;
         if memchr::memchr(0, &start).is_some() {
             let size = file.metadata().map_or(start.len() as u64, |m| m.len());
             return Ok(notice::binary_file(size));
@@ -58,7 +58,7 @@ impl Tools {
         let mut out = Vec::new();
         let summary =
             capout_core::run(&options, Fed(Cursor::new(start).chain(file)), &mut out, &mut io::sink())
-                .map_err(|e| notice::path_error(path, e))?;
+                .map_err(|e| ToolError::Failed(notice::path_error(path, e)))?;
         ledger::note(|entry| entry.cut = summary.truncated);
         Ok(String::from_utf8_lossy(&out).into_owned())
     }

@@ -82,7 +82,7 @@ fn page(session: &Session, line: &[u8]) -> Result<String, String> {
     if !Path::new(&args.path).exists() {
         return Err(crate::mcp::paths::saved_output_removed(&args.path));
     }
-    session.pager.read(&args.path, args.offset.unwrap_or(0), args.limit)
+    session.pager.read(&args.path, args.offset.unwrap_or(0), args.limit).map_err(String::from)
 }
 
 /// Whether `path` names a file in the folder `dir` by its words: an
