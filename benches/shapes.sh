@@ -31,7 +31,11 @@
 # The shapes: ascii (log lines), utf8 (log lines, a third of their words
 # multi-byte), cjk (Chinese and Japanese prose), short (10-byte lines),
 # long (100 KiB lines), ansi (coloured build output with `\r` progress
-# frames), source (capout's own Rust source, repeated) and captures (the
+# frames), source (capout's own Rust source, repeated); for the rows of
+# the estimator, --render and the transforms on the shapes of tools'
+# output, also words (English prose), paths (compiler locations,
+# tracebacks, `ls -l`, JSON lines), color (coloured lines without `\r`)
+# and frames (`\r` progress frames without colour); and captures (the
 # real terminal captures of crates/capout/tests/fixtures/render, repeated:
 # apt, cargo, curl, git clone, npm; only for the --render rows) and json
 # (one array of pretty-printed Pods as `kubectl get pods -o json` prints
@@ -233,6 +237,123 @@ json_seed() {
     function rnd(k) { seed = (seed * 16807) % 2147483647; return seed % k }'
 }
 
+# Prose of plain English words: sentences of 4-18 words, the first with
+# a capital, some commas, lines wrapped before 80 columns.
+words_seed() {
+    LC_ALL=C awk -v want="$1" 'BEGIN {
+        seed = 13
+        n = split("the of and to in is that it for was on are as with his they at be this " \
+                  "from have or by one had not but what all were when we there can an your " \
+                  "which their said if do will each about how up out them then she many some " \
+                  "so these would other into has more her two like him see time could no make " \
+                  "than first been its who now people my made over did down only way find use " \
+                  "may water long little very after words called just where most know", word, " ")
+        line = ""
+        while (bytes < want) {
+            words = 4 + rnd(15)
+            for (i = 0; i < words; i++) {
+                w = word[1 + rnd(n)]
+                if (i == 0) w = toupper(substr(w, 1, 1)) substr(w, 2)
+                if (i == words - 1) w = w "."
+                else if (rnd(9) == 0) w = w ","
+                if (length(line) + length(w) + 1 > 78) {
+                    print line
+                    bytes += length(line) + 1
+                    line = w
+                } else {
+                    line = line == "" ? w : line " " w
+                }
+            }
+        }
+    }
+    function rnd(k) { seed = (seed * 16807) % 2147483647; return seed % k }'
+}
+
+# Paths and punctuation: compiler locations, tracebacks, ldd, ls -l and
+# JSON lines, as build and test output prints them.
+paths_seed() {
+    LC_ALL=C awk -v want="$1" 'BEGIN {
+        seed = 17
+        split("src core caps render tokens text search tests lib util net http db", dir, " ")
+        split("mod.rs main.rs lib.rs tail_lines.rs grid.rs __init__.py models.py index.js utils.ts", file, " ")
+        split("libssl.so.3 libcrypto.so.3 libz.so.1 libc.so.6 libm.so.6 libpthread.so.0", lib, " ")
+        while (bytes < want) {
+            d = dir[1 + rnd(13)] "/" dir[1 + rnd(13)]
+            f = file[1 + rnd(9)]
+            r = rnd(6)
+            if (r == 0) line = sprintf("%s/%s:%d:%d: warning: unused import: `std::io::{Read, Write}`", d, f, 1 + rnd(900), 1 + rnd(80))
+            else if (r == 1) line = sprintf("  File \"/home/user/project/%s/%s\", line %d, in <module>", d, f, 1 + rnd(900))
+            else if (r == 2) { l = lib[1 + rnd(6)]; line = sprintf("\t%s => /lib/x86_64-linux-gnu/%s (0x00007f%08x)", l, l, rnd(2147483647)) }
+            else if (r == 3) line = sprintf("-rw-r--r-- 1 user user %7d May %2d 12:%02d ./%s/%s", rnd(999999), 1 + rnd(28), rnd(60), d, f)
+            else if (r == 4) line = sprintf("{\"path\": \"%s/%s\", \"line\": %d, \"col\": %d, \"tags\": [\"a-b\", \"c_d\"]},", d, f, rnd(900), rnd(80))
+            else line = sprintf("    --> %s/%s:%d:%d (#[cfg(test)] mod tests::{a, b}; => ok?)", d, f, rnd(900), rnd(80))
+            print line
+            bytes += length(line) + 1
+        }
+    }
+    function rnd(k) { seed = (seed * 16807) % 2147483647; return seed % k }'
+}
+
+# Lines in colour, without `\r`: pytest's results, ripgrep's matches and
+# a coloured `ls`, their SGR codes around words, paths and numbers.
+color_seed() {
+    LC_ALL=C awk -v want="$1" 'BEGIN {
+        seed = 19
+        e = sprintf("%c", 27)
+        split("test_get_user test_post_item test_delete test_parse_args test_render test_cache_miss", test, " ")
+        split("api models views cli utils cache", mod, " ")
+        split("let value = compute(&input); return Err(error); fn main() { println!(hello); }", code, ";")
+        while (bytes < want) {
+            r = rnd(4)
+            if (r == 0) {
+                ok = rnd(10) > 0
+                line = sprintf("tests/test_%s.py::%s %s[%sm%s%s[0m%s[32m [%3d%%]%s[0m", mod[1 + rnd(6)], \
+                    test[1 + rnd(6)], e, ok ? 32 : 31, ok ? "PASSED" : "FAILED", e, e, rnd(101), e)
+            } else if (r == 1) {
+                line = sprintf("%s[0m%s[35msrc/%s.rs%s[0m:%s[0m%s[32m%d%s[0m:    %s[0m%s[1m%s[31m%s%s[0m(&input)", \
+                    e, e, mod[1 + rnd(6)], e, e, e, 1 + rnd(900), e, e, e, e, "compute", e)
+            } else if (r == 2) {
+                line = sprintf("%s[01;34m%s%s[0m  %s[01;32mrun.sh%s[0m  %s[00mREADME.md%s[0m  %s[01;36mlink%s[0m", \
+                    e, mod[1 + rnd(6)], e, e, e, e, e, e, e)
+            } else {
+                line = sprintf("%s[1m%s[33mwarning%s[0m%s[1m: %s%s[0m", e, e, e, e, code[1 + rnd(4)], e)
+            }
+            print line
+            bytes += length(line) + 1
+        }
+    }
+    function rnd(k) { seed = (seed * 16807) % 2147483647; return seed % k }'
+}
+
+# Progress frames redrawn with `\r`, without colour: curl, tqdm and
+# docker pull, 8-40 frames a line, the last ended by a newline.
+frames_seed() {
+    LC_ALL=C awk -v want="$1" 'BEGIN {
+        seed = 23
+        cr = sprintf("%c", 13)
+        bar = "########################################"
+        while (bytes < want) {
+            r = rnd(3)
+            frames = 8 + rnd(33)
+            layer = rnd(2147483647)
+            line = ""
+            for (f = 1; f <= frames; f++) {
+                p = int(100 * f / frames)
+                if (r == 0) frame = sprintf("%3d 12.3M %3d %4dk    0     0   %4dk      0  0:00:%02d --:--:--  0:00:%02d  %4dk", \
+                    p, p, 40 * f, 100 + rnd(900), rnd(60), rnd(60), 100 + rnd(900))
+                else if (r == 1) frame = sprintf("%3d%%|%-20s| %d/%d [00:%02d<00:%02d, %d.%02dit/s]", \
+                    p, substr(bar, 1, int(p / 5)), f, frames, rnd(60), rnd(60), rnd(100), rnd(100))
+                else frame = sprintf("%012x: Downloading [%-30s]  %d.%dMB/45.2MB", \
+                    layer, substr(bar, 1, int(p * 3 / 10)) ">", int(45 * f / frames), rnd(10))
+                line = line (f > 1 ? cr : "") frame
+            }
+            print line
+            bytes += length(line) + 1
+        }
+    }
+    function rnd(k) { seed = (seed * 16807) % 2147483647; return seed % k }'
+}
+
 captures_seed() {
     cat "$root"/crates/capout/tests/fixtures/render/*.real
 }
@@ -275,6 +396,10 @@ generate() {
     short) short_seed "$seed_bytes" ;;
     long) long_seed "$seed_bytes" ;;
     ansi) ansi_seed "$seed_bytes" ;;
+    words) words_seed "$seed_bytes" ;;
+    paths) paths_seed "$seed_bytes" ;;
+    color) color_seed "$seed_bytes" ;;
+    frames) frames_seed "$seed_bytes" ;;
     source) source_seed ;;
     captures) captures_seed ;;
     esac >"$tmp/seed"
@@ -288,6 +413,8 @@ generate() {
 }
 
 shapes=(ascii utf8 cjk short long ansi source)
+# Plain words, punctuation, CJK, colour, `\r` frames, a mixed build log.
+agent=(words paths cjk color frames ansi)
 
 # --- timing --------------------------------------------------------------
 
@@ -338,7 +465,8 @@ rows=()
 # none: see cpu_once): the shell codes `$4` (capout) and `$5` (the peer)
 # are timed `$runs` times each, alternating, after one untimed run of
 # each that takes capout's peak RSS; the best CPU times are compared with
-# goal `$6` (the most the ratio may be).
+# goal `$6` (the most the ratio may be). Shapes after `$6` are made too,
+# for a code that reads one of them itself.
 row() {
     local label=$1 mode=$2 shape=$3 ours=$4 theirs=$5 goal=$6 i a b best_a='' best_b='' rss
     if [[ -n $only && ! "$label $shape" =~ $only ]]; then
@@ -350,6 +478,9 @@ row() {
     else
         generate "$shape"
     fi
+    for extra in "${@:7}"; do
+        generate "$extra"
+    done
     F=$data/$shape
     rss=$(peak_rss "$mode" "$ours")
     cpu_once "$mode" "$theirs" >/dev/null
@@ -396,6 +527,21 @@ echo "timing, best of $runs alternating runs ..." >&2
     for shape in ansi captures; do
         row '--render vs --strip-ansi --collapse-cr' file "$shape" '$C --render' '$C --strip-ansi --collapse-cr' 5
     done
+    # The shapes of tools' output. The estimator against itself on plain
+    # words of the same size: every byte estimated (--json prints the
+    # total).
+    for shape in "${agent[@]}"; do
+        row '--tail-tokens 5000 --json vs words' file "$shape" '$C --tail-tokens 5000 --json' \
+            '$C --tail-tokens 5000 --json <"$data/words"' 2 words
+    done
+    for shape in "${agent[@]}"; do
+        row '--render vs strip+collapse, -c 5000' file "$shape" '$C --render -c 5000' \
+            '$C --strip-ansi --collapse-cr -c 5000' 5
+    done
+    for shape in "${agent[@]}"; do
+        case $shape in color | ansi) goal=6 ;; *) goal=2 ;; esac
+        row '--strip-ansi --collapse-cr -c 5000' file "$shape" '$C --strip-ansi --collapse-cr -c 5000' cat "$goal"
+    done
     for shape in "${shapes[@]}"; do
         row 'pipe: --tail-lines 500' pipe "$shape" '$C --tail-lines 500' 'tail -n 500' 0.8
     done
@@ -416,7 +562,7 @@ echo "timing, best of $runs alternating runs ..." >&2
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
 echo
-echo "capout $("$capout" --version | awk '{ print $2 }') ($build), $("$rg" --version | head -n 1)"
+echo "capout $("$capout" --version | awk '{ print $2 }') ($build), $("$rg" --version | sed -n 1p)"
 echo "inputs of ${size_mib} MiB, $(nproc --all) CPUs (${cpu:-unknown CPU}), CPU time (user+sys), best of $runs runs, $((SECONDS - started)) s"
 echo "load average before: $load_before, after: $(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 echo

@@ -77,10 +77,19 @@ impl Performer<'_> {
             let (x, n) = (t.cx, run.len().min(t.sx - t.cx));
             let row = &mut t.rows[t.cy];
             overwrite_ascii(row, x);
+            // Every cell from the row's end on is blank, and a blank with
+            // its first byte set is an ASCII character's cell: there, only
+            // that byte is written (most text goes on rows emptied as they
+            // scrolled in, and writing whole cells of 23 bytes was most
+            // of its cost).
+            let blank = row.end.clamp(x, x + n);
             let mut cell = Cell::BLANK;
-            for (to, &c) in row.cells[x..x + n].iter_mut().zip(&run[..n]) {
+            for (to, &c) in row.cells[x..blank].iter_mut().zip(&run[..blank - x]) {
                 cell.data[0] = c;
                 *to = cell;
+            }
+            for (to, &c) in row.cells[blank..x + n].iter_mut().zip(&run[blank - x..n]) {
+                to.data[0] = c;
             }
             // What the last one blanks after it (the cells before were
             // written over).
@@ -108,14 +117,21 @@ impl Performer<'_> {
     /// pending: what [`Performer::print`] does with it, without building
     /// the cell twice.
     pub(super) fn put_char(&mut self, raw: &[u8], width: usize) {
+        // Two to four bytes, copied without a call to `memcpy`.
+        let fill = |cell: &mut Cell| {
+            *cell = Cell::BLANK;
+            for (to, &b) in cell.data.iter_mut().zip(raw) {
+                *to = b;
+            }
+            cell.len = raw.len() as u8;
+            cell.width = width as u8;
+        };
         let t = &mut *self.t;
         t.last = None;
-        let mut cell = Cell::BLANK;
-        cell.data[..raw.len()].copy_from_slice(raw);
-        cell.len = raw.len() as u8;
-        cell.width = width as u8;
         if t.cx + width > t.sx {
             // It wraps first.
+            let mut cell = Cell::BLANK;
+            fill(&mut cell);
             self.put_cell(cell);
             return;
         }
@@ -124,7 +140,10 @@ impl Performer<'_> {
         if width == 2 {
             row.cells[t.cx + 1] = Cell::PADDING;
         }
-        row.cells[t.cx] = cell;
+        // Written in its place: a cell built apart, a byte at a time, was
+        // read back whole to be copied, and the read waited for the bytes
+        // (a quarter of the time of a render of CJK text).
+        fill(&mut row.cells[t.cx]);
         row.touch(t.cx + width);
         row.used = true;
         t.cx += width;
@@ -296,7 +315,11 @@ impl Performer<'_> {
             return;
         }
         t.emit_row(upper, self.out);
-        t.rows[upper..=lower].rotate_left(1);
+        if upper == 0 && lower + 1 == t.rows.len() {
+            t.rows.rotate_left(1);
+        } else {
+            t.rows.make_contiguous()[upper..=lower].rotate_left(1);
+        }
         t.rows[lower].reset();
     }
 
@@ -335,9 +358,9 @@ impl Performer<'_> {
             t.rows[to - 1].wrapped = false;
         }
         if from < to {
-            t.rows[from..to + n].rotate_right(to - from);
+            t.rows.make_contiguous()[from..to + n].rotate_right(to - from);
         } else {
-            t.rows[to..from + n].rotate_left(from - to);
+            t.rows.make_contiguous()[to..from + n].rotate_left(from - to);
         }
         for y in from..from + n {
             if y < to || y >= to + n {
@@ -370,7 +393,7 @@ impl Performer<'_> {
             self.clear_lines(y, y + ny);
             return;
         }
-        for row in &mut t.rows[y..y + ny] {
+        for row in t.rows.range_mut(y..y + ny) {
             row.blank(x, x + nx);
         }
     }
@@ -379,7 +402,7 @@ impl Performer<'_> {
     /// empty, and the row before still loses its wrapped flag.
     fn clear_lines(&mut self, from: usize, to: usize) {
         let t = &mut *self.t;
-        for row in &mut t.rows[from..to] {
+        for row in t.rows.range_mut(from..to) {
             row.reset();
         }
         if from != 0 {

@@ -1,5 +1,7 @@
 //! The screen's state, and the rows that leave it.
 
+use std::collections::VecDeque;
+
 use super::grid::{Cell, Row, row_cells, row_text_of};
 
 /// What DECSC (`ESC 7`, `CSI s`) keeps for DECRC (`ESC 8`, `CSI u`).
@@ -16,7 +18,9 @@ pub(super) struct Saved {
 pub(super) struct Term {
     pub(super) sx: usize,
     pub(super) sy: usize,
-    pub(super) rows: Vec<Row>,
+    /// A ring, so that scrolling the whole screen up a row, once a line
+    /// of output, moves no rows.
+    pub(super) rows: VecDeque<Row>,
     pub(super) cx: usize,
     pub(super) cy: usize,
     pub(super) rupper: usize,
@@ -27,7 +31,7 @@ pub(super) struct Term {
     pub(super) origin: bool,
     pub(super) saved: Saved,
     /// The main screen's rows while the alternate screen is shown.
-    pub(super) alternate: Option<Vec<Row>>,
+    pub(super) alternate: Option<VecDeque<Row>>,
     /// The cursor saved by `ESC[?1049h`; tmux keeps it once set.
     pub(super) alternate_cursor: Option<(usize, usize)>,
     /// A zero-width joiner was printed: the next character joins the cell
@@ -56,7 +60,7 @@ impl Term {
         Term {
             sx,
             sy,
-            rows: vec![Row::new(sx); sy],
+            rows: VecDeque::from(vec![Row::new(sx); sy]),
             cx: 0,
             cy: 0,
             rupper: 0,

@@ -1,6 +1,7 @@
 //! The plain count's bulk lane: the cost of the whole pieces of 64 bytes
 //! of plain ASCII text at once, from the bit masks of their classes,
-//! without the fast lane's walk from piece to piece.
+//! without the fast lane's walk from piece to piece. ESC and `\r` are
+//! plain here: coloured lines and progress frames are priced in blocks.
 //!
 //! A full scan (`--json`'s total, the middle notice of the token pair)
 //! needs the sum of the costs, not where each piece ends. Inside a block,
@@ -28,8 +29,8 @@
 // digit, space, newline, punctuation.
 #![allow(clippy::many_single_char_names)]
 
-use super::cost::{floor, punct_lead, punct_run_cost, word_cost};
-use super::fast::{BLOCK, Block, run_end};
+use super::cost::{escaped_run_cost, floor, punct_lead, punct_run_cost, word_cost};
+use super::fast::{BLOCK, Block, run_end, span};
 use super::price;
 use super::tables::{LEADS, Prefix};
 
@@ -75,13 +76,6 @@ fn bits(mask: u64) -> u64 {
     u64::from(mask.count_ones())
 }
 
-/// The bits `from..to` (`from <= to <= 64`).
-#[inline(always)]
-fn span(from: usize, to: usize) -> u64 {
-    let below = |n: usize| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
-    below(to) & !below(from)
-}
-
 /// The cost of the whole pieces of `block` from its first byte, a piece
 /// boundary, and where the last of them ends (past the first byte); `None`
 /// when the block has no such piece this lane prices, or a run of 32
@@ -125,7 +119,8 @@ impl Marks {
         let (l, u, d, p) = (m.lower, m.upper, m.digit, m.punct);
         let letter = l | u;
         let starts = letter & !prev(letter) | u & prev(l);
-        let lead = p & !prev(p) & !prev(m.plain) & next(letter);
+        // ESC leads no word.
+        let lead = p & !m.esc & !prev(p) & !prev(m.plain) & next(letter);
         let mut groups = d & !prev(d);
         let mut group = groups;
         loop {
@@ -142,19 +137,22 @@ impl Marks {
     /// boundary that the bytes before it and the byte after it decide.
     #[inline(always)]
     fn end(&self, m: &Block) -> Option<usize> {
-        let (s, n, p, plain) = (m.space, m.newline, m.punct, m.plain);
-        // A byte that is not plain ASCII (not ASCII, `\r`, ESC) decides
-        // nothing, and the boundary before it may hang on the byte before
-        // it: two bytes back.
-        let dirty = m.high | m.stops;
-        let mut limit = (dirty.trailing_zeros() as usize).saturating_sub(2).min(BLOCK - 2);
+        let (s, n, p, plain, r) = (m.space, m.newline, m.punct, m.plain, m.cr);
+        // A byte that is not ASCII decides nothing, and the boundary
+        // before it may hang on the byte before it: two bytes back.
+        let mut limit = (m.high.trailing_zeros() as usize).saturating_sub(2).min(BLOCK - 2);
         // The pieces the fast lane prices by their lengths: a fourth
         // newline in a row (`run_after_punct`; white space pays more only
-        // past ten, `long_run`), an eleventh space before a newline
-        // (`fill_cost`), a line of spaces between two newlines (the
-        // general loop's blank lines; after punctuation they are not, but
-        // are left to the fast lane too). None of them starts a piece.
-        let n4 = n & prev(n) & prev(prev(n)) & prev(prev(prev(n)));
+        // past ten, `long_run`), or a third after punctuation where a `\r`
+        // is among them, or a second where both are (a `\r` counts twice
+        // there), an eleventh space before a newline (`fill_cost`), a line
+        // of spaces between two newlines (the general loop's blank lines;
+        // after punctuation they are not, but are left to the fast lane
+        // too). None of them starts a piece.
+        let n3 = n & prev(n) & prev(prev(n));
+        let n4 = n3 & prev(prev(prev(n)));
+        let after_punct = n & !n.wrapping_add(n & prev(p));
+        let cr_run = (r & prev(r) | n3 & (r | prev(r) | prev(prev(r)))) & after_punct;
         let s2 = s & prev(s);
         let s4 = s2 & s2 << 2;
         let s8 = s4 & s4 << 4;
@@ -162,7 +160,7 @@ impl Marks {
         // Spaces between two newlines: the run after a newline, carried to
         // its end, lands on the byte after it.
         let blank = s.wrapping_add(s & prev(n)) & !s & n;
-        let hard = n4 | (s11 & next(n)) | blank;
+        let hard = n4 | cr_run | (s11 & next(n)) | blank;
         limit = limit.min((hard.trailing_zeros() as usize).saturating_sub(1));
         // A piece of 33 spaces before the last is past the floor of bytes
         // a token; any run of 32 bytes of white space, two more shifts
@@ -279,13 +277,18 @@ impl Marks {
         // characters price it (`::`, `#[` before a word, `);`). The
         // newlines after it (three at most here) cost nothing more.
         let runs = self.runs & within;
-        let mut cost = price::PUNCT[1] * bits(runs & !next(p));
-        let mut longer = runs & next(p);
+        let single = runs & !next(p) & !m.esc;
+        let mut cost = price::PUNCT[1] * bits(single);
+        let mut longer = runs & !single;
         while longer != 0 {
             let at = longer.trailing_zeros() as usize;
             longer &= longer - 1;
             let end = run_end(p, at);
-            cost += punct_run_cost(&block[at..end], self.letter >> end & 1 != 0);
+            cost += if m.esc & span(at, end) == 0 {
+                punct_run_cost(&block[at..end], self.letter >> end & 1 != 0)
+            } else {
+                escaped_run_cost(&block[at..end], at > 0 && m.plain >> (at - 1) & 1 != 0)
+            };
         }
         // White space: a token for the part up to its newlines; of a run
         // of spaces before something else, a token for all but the last

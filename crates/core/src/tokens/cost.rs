@@ -186,6 +186,53 @@ fn longer_run_cost(run: &[u8], word: bool) -> u64 {
     done + run_cost(chars, 0, last) - less
 }
 
+/// What the run `run` of ASCII punctuation and ESC (bytes of class `PUNCT`
+/// or `ESC`, at least one ESC) costs, `space` when a space leads it, as
+/// the state machine prices it: each ESC a token that merges with
+/// nothing, so that the punctuation before it (or else the space that
+/// leads the run) is priced on its own as it comes, and the punctuation
+/// after the last as a run of its own characters. Such a run leads no
+/// word and takes nothing off before one.
+#[allow(clippy::inline_always)]
+#[inline(always)]
+pub(super) fn escaped_run_cost(run: &[u8], space: bool) -> u64 {
+    // ESC and one character, the `ESC [` of nearly every sequence in
+    // coloured output: inlined into the lanes, the longer runs are not.
+    if let &[0x1B, b] = run
+        && b != 0x1B
+    {
+        return price::ESC + if space { price::SPACES } else { 0 } + run_cost(1, 0, u32::from(b));
+    }
+    longer_escaped_run_cost(run, space)
+}
+
+/// [`escaped_run_cost`] of a run other than ESC and one character.
+#[inline(never)]
+fn longer_escaped_run_cost(run: &[u8], space: bool) -> u64 {
+    let (mut done, mut chars, mut last, mut space) = (0, 0, 0u32, space);
+    for &b in run {
+        if b == 0x1B {
+            done += price::ESC
+                + if chars > 0 {
+                    punct_cost(chars)
+                } else if space {
+                    price::SPACES
+                } else {
+                    0
+                };
+            (chars, last, space) = (0, 0, false);
+            continue;
+        }
+        if splits(last, b) {
+            done += split_cost(chars);
+            chars = 0;
+        }
+        chars += 1;
+        last = last << 8 | u32::from(b);
+    }
+    done + run_cost(chars, 0, last)
+}
+
 /// What a word led by one punctuation character of `kind`
 /// ([`LEADS`](super::tables::LEADS)) has for a prefix, and what it costs
 /// more, `capital` when its first letter is one.

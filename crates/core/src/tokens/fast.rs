@@ -7,7 +7,9 @@
 //! byte. Most pieces of text are short and plain (` word`, `Word`, `.len`,
 //! `);\n`, `    ` before a word, `123`), and from a boundary each is known
 //! whole by its bytes alone: so they are read here one after another, in
-//! registers. Anything else (a character that is not ASCII, ESC, `\r`, white
+//! registers, ESC and `\r` among them (a run of punctuation that holds
+//! ESC is priced by [`escaped_run_cost`], a `\r` is a newline that makes a
+//! long run dearer). Anything else (a character that is not ASCII, white
 //! space with newlines, a piece cut by the end of the input) stops the
 //! lane at the start of that piece, where the general loop takes over with
 //! the state it would have had; it comes back here at the next boundary.
@@ -15,7 +17,8 @@
 //! same functions and tables.
 
 use super::cost::{
-    fill_cost, floor, long_run, punct_cost, punct_lead, punct_run_cost, run_after_punct, word_cost,
+    escaped_run_cost, fill_cost, floor, long_run, punct_cost, punct_lead, punct_run_cost, run_after_punct,
+    word_cost,
 };
 use super::estimator::{Estimator, Sink, State};
 use super::general::small_run;
@@ -159,16 +162,19 @@ pub(super) struct Block {
     pub(super) digit: u64,
     /// White space other than newlines (all of it one byte).
     pub(super) space: u64,
-    /// `\n`.
+    /// `\n` and `\r`.
     pub(super) newline: u64,
     /// U+0020 itself.
     pub(super) plain: u64,
-    /// The bytes of class `PUNCT`.
+    /// The bytes of class `PUNCT`, and ESC.
     pub(super) punct: u64,
     /// Bytes that are not ASCII.
     pub(super) high: u64,
-    /// `\r` and ESC, which the lane leaves to the general loop.
-    pub(super) stops: u64,
+    /// ESC, punctuation that merges with nothing: it never leads a word,
+    /// and a run that holds it is priced by [`escaped_run_cost`].
+    pub(super) esc: u64,
+    /// `\r`, a newline that makes a long run of them dearer.
+    pub(super) cr: u64,
     /// Bit `j`: bytes `j - 1` and `j` are ASCII letters whose pair, as
     /// small letters, is rare (`RARE_BYTES`); never bit 0.
     pub(super) rare: u64,
@@ -177,7 +183,7 @@ pub(super) struct Block {
 impl Block {
     #[inline]
     pub(super) fn new(bytes: &[u8; BLOCK]) -> Block {
-        let mut m = [0u64; 8];
+        let mut m = [0u64; 9];
         for k in 0..BLOCK / 16 {
             let mut lanes = [0; 16];
             lanes.copy_from_slice(&bytes[16 * k..16 * k + 16]);
@@ -191,15 +197,15 @@ impl Block {
             let upper = within(b'A', b'Z');
             let digit = within(b'0', b'9');
             let space = is(b' ') | is(b'\t') | within(0x0B, 0x0C);
-            let newline = is(b'\n');
-            let stops = is(b'\r') | is(0x1B);
-            // The high bit of each byte: those that are not ASCII.
-            for (mask, v) in m.iter_mut().zip([lower, upper, digit, space, newline, stops, x, is(b' ')]) {
+            // `x` for its high bits: the bytes that are not ASCII.
+            let classes = [lower, upper, digit, space, is(b'\n'), is(b'\r'), x, is(b' '), is(0x1B)];
+            for (mask, v) in m.iter_mut().zip(classes) {
                 *mask |= u64::from(v.move_mask().cast_unsigned() & 0xFFFF) << (16 * k);
             }
         }
-        let [lower, upper, digit, space, newline, stops, high, plain] = m;
-        let punct = !(lower | upper | digit | space | newline | stops | high);
+        let [lower, upper, digit, space, lf, cr, high, plain, esc] = m;
+        let newline = lf | cr;
+        let punct = !(lower | upper | digit | space | newline | high);
         // Eight bits at a time, each shifted by a constant; as small
         // letters: `| 0x20` makes no letter of any other byte.
         let mut rare = 0;
@@ -214,7 +220,7 @@ impl Block {
             }
             rare |= u64::from(bits) << (8 * k);
         }
-        Block { lower, upper, digit, space, newline, plain, punct, high, stops, rare }
+        Block { lower, upper, digit, space, newline, plain, punct, high, esc, cr, rare }
     }
 }
 
@@ -242,6 +248,21 @@ fn count(bits: u64) -> u64 {
     u64::from(bits.count_ones())
 }
 
+/// The bits `from..to` (`from <= to <= 64`).
+#[inline]
+pub(super) fn span(from: usize, to: usize) -> u64 {
+    let below = |n: usize| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+    below(to) & !below(from)
+}
+
+/// How many bits of `mask` are set in `from..to` (`from <= to <= 64`):
+/// of `\r`, which most runs have none of.
+#[inline]
+fn bits(mask: u64, from: usize, to: usize) -> u64 {
+    let bits = mask & span(from, to);
+    if bits == 0 { 0 } else { count(bits) }
+}
+
 /// Whether bit `at` (below 64) of `mask` is set.
 #[inline]
 fn has(mask: u64, at: usize) -> bool {
@@ -266,7 +287,7 @@ fn block_pieces<S: Sink, C: Classify>(
     };
     // A block costs about as much as a few pieces: not for a piece the
     // lane leaves at once.
-    if block[0] >= 0x80 || block[0] == b'\r' || block[0] == 0x1B {
+    if block[0] >= 0x80 {
         return Ended::Stop(i);
     }
     let m = classify.block(block);
@@ -320,9 +341,11 @@ fn block_pieces<S: Sink, C: Classify>(
                 }
                 let (p, q) = ((pre - o) as u64, (lines_end - pre) as u64);
                 // As `step` prices it: spaces before the newlines end a
-                // run of none.
+                // run of none (whose first `\r` matters only to a line of
+                // spaces after another).
                 let fill = if p > 0 { long_run(0, 0) + fill_cost(p, false, false) } else { 0 };
-                (Some(floor(price::SPACES + fill + long_run(q, 0), p + q)), lines_end)
+                let cr = bits(m.cr, pre, lines_end) * price::CR;
+                (Some(floor(price::SPACES + fill + long_run(q, cr), p + q)), lines_end)
             } else {
                 (None, o)
             };
@@ -339,8 +362,8 @@ fn block_pieces<S: Sink, C: Classify>(
             } else if has(m.digit, end) {
                 false
             } else {
-                // `\r`, ESC, a character that is not ASCII, or more
-                // newlines after spaces.
+                // A character that is not ASCII, or more newlines after
+                // spaces.
                 return Ended::Stop(i + o);
             };
             if let Some(cost) = lines {
@@ -376,7 +399,8 @@ fn block_pieces<S: Sink, C: Classify>(
         } else if has(letter, o) {
             (o, o, Lead::NONE)
         } else if has(m.punct, o) {
-            if o + 1 >= BLOCK || !has(letter, o + 1) {
+            // ESC leads no word.
+            if o + 1 >= BLOCK || !has(letter, o + 1) || has(m.esc, o) {
                 match block_punct(&m, block, o, o, committed) {
                     Ok(to) => {
                         sink.boundary(at(to), *committed);
@@ -462,21 +486,21 @@ fn block_punct(
     }
     let mut to = end;
     if has(m.newline, end) {
+        // After the newlines any character ends the piece.
         to = run_end(m.newline, end);
         if to >= BLOCK {
             return Err(Ended::Cross(0));
         }
-        // After the newlines any character ends the piece, but a `\r` is
-        // one more of them.
-        if block[to] == b'\r' {
-            return Err(Ended::Stop(0));
-        }
     } else if !has(m.lower | m.upper | m.digit | m.space, end) {
-        // ESC, `\r`, or a character that is not ASCII.
+        // A character that is not ASCII.
         return Err(Ended::Stop(0));
     }
-    let word = to == end && has(m.lower | m.upper, end);
-    let cost = punct_run_cost(&block[at..end], word) + run_after_punct((to - end) as u64, 0);
+    let run = if m.esc & span(at, end) == 0 {
+        punct_run_cost(&block[at..end], to == end && has(m.lower | m.upper, end))
+    } else {
+        escaped_run_cost(&block[at..end], start < at)
+    };
+    let cost = run + run_after_punct((to - end) as u64, bits(m.cr, end, to) * price::CR);
     *committed += floor(cost, (to - start) as u64);
     Ok(to)
 }

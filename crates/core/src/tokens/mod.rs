@@ -77,8 +77,11 @@
 //! bytes at a time into bit masks (SSE2, through the `wide` crate) and
 //! looks up the rare pairs of letters of the whole block at once, so that
 //! a run ends at the first zero of its mask and a word's rare pairs are
-//! the bits of a mask in its span. Anything else (a character that is not
-//! ASCII, ESC, `\r`, a piece cut by the end of a read) goes to the general
+//! the bits of a mask in its span. ESC and `\r`, which coloured output
+//! and progress frames are full of, are read there too: ESC as
+//! punctuation that merges with nothing and leads no word, `\r` as a
+//! newline whose long runs cost more. Anything else (a character that
+//! is not ASCII, a piece cut by the end of a read) goes to the general
 //! loop at the start of its piece, which reads a run of one kind of
 //! character at once: the small letters of a word eight at a time, words
 //! led by a space one after another, digits, punctuation, white space,

@@ -132,25 +132,27 @@ impl Avx2 {
 impl Classify for Avx2 {
     #[inline(always)]
     fn block(self, bytes: &[u8; BLOCK]) -> Block {
-        let (avx, avx2) = (self.0.avx, self.0.avx2);
+        let avx = self.0.avx;
         let halves: [[u8; 32]; 2] = bytemuck::cast(*bytes);
         let v: [__m256i; 2] = [bytemuck::cast(halves[0]), bytemuck::cast(halves[1])];
         let lower = self.mask(v, |x| self.within(x, b'a', b'z'));
         let upper = self.mask(v, |x| self.within(x, b'A', b'Z'));
         let digit = self.mask(v, |x| self.within(x, b'0', b'9'));
         // `\t` to `\f` less `\n`, and U+0020.
-        let newline = self.mask(v, |x| self.is(x, b'\n'));
+        let lf = self.mask(v, |x| self.is(x, b'\n'));
         let plain = self.mask(v, |x| self.is(x, b' '));
-        let space = self.mask(v, |x| self.within(x, b'\t', 0x0C)) & !newline | plain;
-        let stops = self.mask(v, |x| avx2._mm256_or_si256(self.is(x, b'\r'), self.is(x, 0x1B)));
+        let space = self.mask(v, |x| self.within(x, b'\t', 0x0C)) & !lf | plain;
+        let cr = self.mask(v, |x| self.is(x, b'\r'));
+        let esc = self.mask(v, |x| self.is(x, 0x1B));
+        let newline = lf | cr;
         let high = self.bits(v[0]) | self.bits(v[1]) << 32;
-        let punct = !(lower | upper | digit | space | newline | stops | high);
+        let punct = !(lower | upper | digit | space | newline | high);
         let zero = avx._mm256_setzero_si256();
         let rare_lo = self.bits(self.rare(v[0], self.shifted(v[0], zero)));
         let rare_hi = self.bits(self.rare(v[1], self.shifted(v[1], v[0])));
         // Never bit 0: the byte before the block is not known here.
         let rare = (rare_lo | rare_hi << 32) & !1;
-        Block { lower, upper, digit, space, newline, plain, punct, high, stops, rare }
+        Block { lower, upper, digit, space, newline, plain, punct, high, esc, cr, rare }
     }
 }
 
@@ -181,13 +183,14 @@ impl Classify for Avx512 {
         let lower = within(b'a', b'z');
         let upper = within(b'A', b'Z');
         let digit = within(b'0', b'9');
-        let newline = is(b'\n');
+        let lf = is(b'\n');
         let plain = is(b' ');
         // `\t` to `\f` less `\n`, and U+0020.
-        let space = within(b'\t', 0x0C) & !newline | plain;
-        let stops = is(b'\r') | is(0x1B);
+        let space = within(b'\t', 0x0C) & !lf | plain;
+        let (cr, esc) = (is(b'\r'), is(0x1B));
+        let newline = lf | cr;
         let high = bw._mm512_movepi8_mask(v);
-        let punct = !(lower | upper | digit | space | newline | stops | high);
+        let punct = !(lower | upper | digit | space | newline | high);
         // The block one byte on: its four lanes one lane on (the first
         // zero), then each lane's bytes one on, with the last byte of the
         // lane before first.
@@ -216,7 +219,7 @@ impl Classify for Avx512 {
         let common = bw._mm512_test_epi8_mask(byte, bit);
         // Never bit 0: the byte before the block is not known here.
         let rare = both & !common & !1;
-        Block { lower, upper, digit, space, newline, plain, punct, high, stops, rare }
+        Block { lower, upper, digit, space, newline, plain, punct, high, esc, cr, rare }
     }
 }
 
@@ -262,7 +265,7 @@ mod tests {
 
     fn same(a: &Block, b: &Block, what: &str) {
         let fields = |m: &Block| {
-            [m.lower, m.upper, m.digit, m.space, m.newline, m.plain, m.punct, m.high, m.stops, m.rare]
+            [m.lower, m.upper, m.digit, m.space, m.newline, m.plain, m.punct, m.high, m.esc, m.cr, m.rare]
         };
         assert_eq!(fields(a), fields(b), "{what}");
     }

@@ -278,3 +278,57 @@ proptest! {
         }
     }
 }
+
+/// Coloured output and progress frames as build and test tools print
+/// them, all ASCII, so that the lanes read it in blocks: SGR codes and
+/// other escape sequences before, after and inside words, punctuation
+/// and white space (`:\x1b[0m`, ` \x1b[1m`, `..\x1b`, `\t\x1b`), ESC
+/// alone and in runs, frames ended by `\r`, and `\r` in every place a
+/// newline goes (`]\r`, `.\r\n`, `;\r\r`, blank lines with `\r`, long
+/// runs of `\r\n`).
+fn coloured_text() -> impl Strategy<Value = Vec<u8>> {
+    let atom = prop_oneof![
+        6 => "\x1b\\[[0-9;]{0,8}[mKGHJ]".prop_map(String::into_bytes),
+        1 => "\x1b[()][AB0]|\x1b\\][0-9];[a-z ]{0,8}\x07|\x1b[a-zA-Z=>78]?".prop_map(String::into_bytes),
+        5 => "[ \t]?[a-zA-Z]{1,12}".prop_map(String::into_bytes),
+        2 => "[0-9]{1,6}(\\.[0-9]{1,2})?%?".prop_map(String::into_bytes),
+        4 => r#"[ \t]?[-+*/=(){};:,.!?'"_<>\[\]@#$%&|~^`\\]{0,4}\x1b"#.prop_map(String::into_bytes),
+        3 => r#" ?[-+*/=(){};:,.!?'"_<>\[\]@#$%&|~^`\\]{1,4}[\r\n]{0,4}"#.prop_map(String::into_bytes),
+        3 => "[ \t]{0,12}[\r\n]{1,4}[ \t]{0,4}".prop_map(String::into_bytes),
+        2 => "\\[[=#>]{0,12} {0,12}\\] [0-9]{1,3}/[0-9]{1,3}\r".prop_map(String::into_bytes),
+        1 => "(\r\n){4,12}|\r{2,12}|( {1,9}\r?\n){2,4}".prop_map(String::into_bytes),
+        1 => "[ \t]{10,40}[\r\x1b]?".prop_map(String::into_bytes),
+        1 => "[éü中😀\x00]".prop_map(String::into_bytes),
+    ];
+    prop::collection::vec(atom, 0..150).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Coloured text and `\r` frames, which the lanes read with the
+    /// pieces around them: the same totals and piece boundaries as the
+    /// model, in reads of 1–7 bytes, of up to a few hundred, and whole,
+    /// and the same plain count.
+    #[test]
+    fn same_figures_on_coloured_text_and_frames(
+        bytes in coloured_text(),
+        short in prop::collection::vec(1usize..=7, 1..10),
+        long in prop::collection::vec(1usize..=300, 1..6),
+    ) {
+        let (whole, model_total) = whole_totals(&bytes);
+        prop_assert_eq!(whole, model_total);
+        for sizes in [short, long, vec![bytes.len().max(1)]] {
+            let (mut new, mut model, mut plain) = (Estimator::default(), Model::default(), Estimator::default());
+            let (mut new_at, mut model_at) = (Vec::new(), Vec::new());
+            for (from, to) in reads(&bytes, &sizes) {
+                new.feed_with_boundaries(&bytes[from..to], |at, cost| push(&mut new_at, at, cost));
+                model.run(&bytes[from..to], &mut |at, cost| push(&mut model_at, at, cost));
+                plain.feed(&bytes[from..to]);
+                prop_assert_eq!(new.total_scaled(), model.total_scaled(), "after {} bytes", to);
+                prop_assert_eq!(plain.total_scaled(), model.total_scaled(), "plain, after {} bytes", to);
+            }
+            prop_assert_eq!(&new_at, &model_at);
+        }
+    }
+}
