@@ -345,6 +345,25 @@ mod tests {
         }
     }
 
+    /// A string's end is found at the first quote, wherever it is in
+    /// the lanes, and a control character before it stops the scan.
+    #[test]
+    fn skip_string_stops_at_the_first_quote_or_control_character() {
+        for len in 0..40 {
+            for at in 0..len {
+                for (stop, end) in [(b'"', Some(at + 1)), (0x1f, None), (0x00, None)] {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[at] = stop;
+                    bytes.push(b'"');
+                    assert_eq!(skip_string(&bytes, 0), end, "{bytes:?}");
+                    bytes[at] = b'\\';
+                    bytes.insert(at + 1, b'n');
+                    assert_eq!(skip_string(&bytes, 0), Some(len + 2), "{bytes:?}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn the_offending_byte_is_found() {
         let mut utf8 = Utf8::default();
