@@ -249,7 +249,10 @@ pub(super) fn literal_rest(b: u8) -> &'static [u8] {
 /// Where the string whose text starts at `chunk[i]` ends (the index after
 /// its closing quote), when it ends in `chunk` and has no control
 /// character or malformed escape; `chunk` is valid UTF-8.
-#[inline]
+// Inlined into the skim's fast loop, which it is most of: called, its
+// registers saved and restored took a tenth of its time under a profile.
+#[allow(clippy::inline_always)]
+#[inline(always)]
 pub(super) fn skip_string(chunk: &[u8], mut i: usize) -> Option<usize> {
     loop {
         // A word at a time to the first quote, backslash or control

@@ -336,6 +336,9 @@ impl Skim {
     #[inline]
     fn fast(&mut self, chunk: &[u8], mut i: usize) -> Fast {
         let mut at = self.expect;
+        // Whether the innermost bracket open is `{`, at hand for each comma
+        // and closing bracket.
+        let mut object = self.depth > 0 && self.object();
         loop {
             if matches!(at, Expect::Key | Expect::FirstMember | Expect::Colon) {
                 if at != Expect::Colon {
@@ -351,6 +354,7 @@ impl Skim {
                             if self.depth == 0 {
                                 return Fast::Ended(i);
                             }
+                            object = self.object();
                             at = Expect::Next;
                             continue;
                         }
@@ -377,7 +381,8 @@ impl Skim {
                             return self.stop(at, i);
                         }
                         self.container |= self.depth == 0;
-                        self.push(b == b'{');
+                        object = b == b'{';
+                        self.push(object);
                         i += 1;
                         at = if b == b'{' { Expect::FirstMember } else { Expect::FirstItem };
                         continue;
@@ -401,6 +406,9 @@ impl Skim {
                     b']' if at == Expect::FirstItem => {
                         self.depth -= 1;
                         i += 1;
+                        if self.depth > 0 {
+                            object = self.object();
+                        }
                     }
                     _ => return self.stop(at, i),
                 }
@@ -415,15 +423,16 @@ impl Skim {
                 match chunk.get(i) {
                     Some(b',') => {
                         i += 1;
-                        at = if self.object() { Expect::Key } else { Expect::Value };
+                        at = if object { Expect::Key } else { Expect::Value };
                         break;
                     }
-                    Some(&b) if (b == b']' || b == b'}') && self.object() == (b == b'}') => {
+                    Some(&b) if (b == b']' || b == b'}') && object == (b == b'}') => {
                         self.depth -= 1;
                         i += 1;
                         if self.depth == 0 {
                             return Fast::Ended(i);
                         }
+                        object = self.object();
                     }
                     _ => return self.stop(Expect::Next, i),
                 }
