@@ -982,6 +982,36 @@ mod tests {
         assert_eq!(cut("[] 12", s).map(|r| r.0), Ok("[] 12".to_owned()));
     }
 
+    /// What is dropped is read by a fast loop when the read holds it and
+    /// by a general one when the reads split it: both find the same end,
+    /// or the same byte where the JSON ends, for every byte of a dropped
+    /// item replaced, removed or doubled.
+    #[test]
+    fn a_dropped_item_ends_at_the_same_byte_however_it_is_read() {
+        let item = "{\n  \"a\": [1, -0.5e+3, 2E7, true, false, null, \"x\\u00e9\\n\", {}, []],\n  \"b\": {\"c\": \"é\"}\n}";
+        let input = format!("[0, {item}, 12, \"s\" ]");
+        let s = settings(1, 0, u64::MAX);
+        assert_eq!(out(&input, s), "[0 ]");
+        let dropped = 4..4 + item.len();
+        for at in dropped {
+            for b in [
+                b"x", b",", b":", b"]", b"}", b"[", b"{", b"\"", b"\\", b"1", b"-", b"e", b".", b" ", b"\x01",
+            ] {
+                let mut changed = input.clone().into_bytes();
+                changed[at] = b[0];
+                let mut removed = input.clone().into_bytes();
+                removed.remove(at);
+                let mut doubled = input.clone().into_bytes();
+                doubled.insert(at, input.as_bytes()[at]);
+                for bytes in [changed, removed, doubled] {
+                    if let Ok(text) = String::from_utf8(bytes) {
+                        let _ = cut(&text, s);
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn values_nested_too_deep_become_a_cut_string() {
         let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 2), "]".repeat(MAX_DEPTH + 2));

@@ -249,7 +249,10 @@ pub(super) fn literal_rest(b: u8) -> &'static [u8] {
 /// Where the string whose text starts at `chunk[i]` ends (the index after
 /// its closing quote), when it ends in `chunk` and has no control
 /// character or malformed escape; `chunk` is valid UTF-8.
-#[inline]
+// Inlined into the skim's fast loop, which it is most of: called, its
+// registers saved and restored took a tenth of its time under a profile.
+#[allow(clippy::inline_always)]
+#[inline(always)]
 pub(super) fn skip_string(chunk: &[u8], mut i: usize) -> Option<usize> {
     loop {
         // A word at a time to the first quote, backslash or control
@@ -340,6 +343,25 @@ mod tests {
                         spaces[at] = stop;
                     }
                     assert_eq!(space_run(&spaces), at, "{spaces:?}");
+                }
+            }
+        }
+    }
+
+    /// A string's end is found at the first quote, wherever it is in
+    /// the lanes, and a control character before it stops the scan.
+    #[test]
+    fn skip_string_stops_at_the_first_quote_or_control_character() {
+        for len in 0..40 {
+            for at in 0..len {
+                for (stop, end) in [(b'"', Some(at + 1)), (0x1f, None), (0x00, None)] {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[at] = stop;
+                    bytes.push(b'"');
+                    assert_eq!(skip_string(&bytes, 0), end, "{bytes:?}");
+                    bytes[at] = b'\\';
+                    bytes.insert(at + 1, b'n');
+                    assert_eq!(skip_string(&bytes, 0), Some(len + 2), "{bytes:?}");
                 }
             }
         }

@@ -120,6 +120,65 @@ static ACTIONS: [[Action; 256]; 6] = {
     table
 };
 
+/// Where [`Skim::fast`] left off.
+enum Fast {
+    /// The value ended before this index.
+    Ended(usize),
+    /// Between tokens, at this index: the general loop goes on.
+    Stopped(usize),
+}
+
+/// The whitespace at `chunk[i]` passed over: where the next token starts
+/// (or the chunk ends).
+#[inline]
+fn space(chunk: &[u8], i: usize) -> usize {
+    match chunk.get(i) {
+        Some(&b) if b > b' ' => i,
+        None => i,
+        // One space, as after a colon or a comma on one line.
+        Some(b' ') if chunk.get(i + 1).is_some_and(|&b| b > b' ') => i + 1,
+        _ => i + lex::space_run(&chunk[i..]),
+    }
+}
+
+/// Where the number at `chunk[i]` ends, by the grammar of [`Number`],
+/// when it is one and a byte follows it in `chunk` (else it may go on in
+/// the next chunk, or is not JSON: the general loop says which).
+#[inline]
+fn number_end(chunk: &[u8], mut i: usize) -> Option<usize> {
+    let digits = |mut i: usize| -> Option<usize> {
+        while chunk.get(i)?.is_ascii_digit() {
+            i += 1;
+        }
+        Some(i)
+    };
+    if chunk[i] == b'-' {
+        i += 1;
+    }
+    match *chunk.get(i)? {
+        b'0' => i += 1,
+        b'1'..=b'9' => i = digits(i + 1)?,
+        _ => return None,
+    }
+    if *chunk.get(i)? == b'.' {
+        if !chunk.get(i + 1)?.is_ascii_digit() {
+            return None;
+        }
+        i = digits(i + 2)?;
+    }
+    if matches!(*chunk.get(i)?, b'e' | b'E') {
+        i += 1;
+        if matches!(*chunk.get(i)?, b'+' | b'-') {
+            i += 1;
+        }
+        if !chunk.get(i)?.is_ascii_digit() {
+            return None;
+        }
+        i = digits(i + 1)?;
+    }
+    Some(i)
+}
+
 /// A dropped value being read.
 #[derive(Clone, Debug)]
 pub(super) struct Skim {
@@ -199,8 +258,16 @@ impl Skim {
                 }
                 self.expect = Expect::Next;
             }
-            // Between tokens: whitespace is one more action, so that
-            // whether a token follows at once is guessed with the rest.
+            // Between tokens: the common case first, then the token it
+            // stopped before, if any, by the general loop.
+            if plain {
+                match self.fast(chunk, i) {
+                    Fast::Ended(end) => return Ok(Some(end)),
+                    Fast::Stopped(at) => i = at,
+                }
+            }
+            // Whitespace is one more action, so that whether a token
+            // follows at once is guessed with the rest.
             let Some(&b) = chunk.get(i) else { return Ok(None) };
             match ACTIONS[self.expect as usize][b as usize] {
                 Action::Space => {
@@ -255,6 +322,128 @@ impl Skim {
             }
             i += 1;
         }
+    }
+
+    /// The common case read fast: whole tokens of a plain chunk, between
+    /// tokens from `i`. Where the grammar stands is where the code is, not
+    /// a state looked up at each token, so that each test has a branch of
+    /// its own to predict, and a member's key, colon and value are read in
+    /// one go. It stops before a token it cannot finish in the chunk (one
+    /// that reaches its end, or a byte that is not JSON there, or a
+    /// bracket past the limit), with `expect` and the brackets open as
+    /// [`Skim::run`] has them there: that loop reads the token, so the
+    /// byte where JSON ends is found by one code.
+    #[inline]
+    fn fast(&mut self, chunk: &[u8], mut i: usize) -> Fast {
+        let mut at = self.expect;
+        // Whether the innermost bracket open is `{`, at hand for each comma
+        // and closing bracket.
+        let mut object = self.depth > 0 && self.object();
+        loop {
+            if matches!(at, Expect::Key | Expect::FirstMember | Expect::Colon) {
+                if at != Expect::Colon {
+                    i = space(chunk, i);
+                    match chunk.get(i) {
+                        Some(b'"') => match lex::skip_string(chunk, i + 1) {
+                            Some(end) => i = end,
+                            None => return self.stop(at, i),
+                        },
+                        Some(b'}') if at == Expect::FirstMember => {
+                            self.depth -= 1;
+                            i += 1;
+                            if self.depth == 0 {
+                                return Fast::Ended(i);
+                            }
+                            object = self.object();
+                            at = Expect::Next;
+                            continue;
+                        }
+                        _ => return self.stop(at, i),
+                    }
+                }
+                i = space(chunk, i);
+                if chunk.get(i) != Some(&b':') {
+                    return self.stop(Expect::Colon, i);
+                }
+                i += 1;
+                at = Expect::Value;
+            }
+            if matches!(at, Expect::Value | Expect::FirstItem) {
+                i = space(chunk, i);
+                let Some(&b) = chunk.get(i) else { return self.stop(at, i) };
+                match b {
+                    b'"' => match lex::skip_string(chunk, i + 1) {
+                        Some(end) => i = end,
+                        None => return self.stop(at, i),
+                    },
+                    b'{' | b'[' => {
+                        if self.depth == self.limit {
+                            return self.stop(at, i);
+                        }
+                        self.container |= self.depth == 0;
+                        object = b == b'{';
+                        self.push(object);
+                        i += 1;
+                        at = if b == b'{' { Expect::FirstMember } else { Expect::FirstItem };
+                        continue;
+                    }
+                    b'-' | b'0'..=b'9' => match number_end(chunk, i) {
+                        Some(end) => i = end,
+                        None => return self.stop(at, i),
+                    },
+                    b't' | b'f' | b'n' => {
+                        let word: &[u8] = match b {
+                            b't' => b"true",
+                            b'f' => b"false",
+                            _ => b"null",
+                        };
+                        if chunk.get(i..i + word.len()) != Some(word) {
+                            return self.stop(at, i);
+                        }
+                        i += word.len();
+                    }
+                    // `[` was the last byte: the array is empty.
+                    b']' if at == Expect::FirstItem => {
+                        self.depth -= 1;
+                        i += 1;
+                        if self.depth > 0 {
+                            object = self.object();
+                        }
+                    }
+                    _ => return self.stop(at, i),
+                }
+                if self.depth == 0 {
+                    return Fast::Ended(i);
+                }
+            }
+            // After a value in an array or object: `,` and the next item,
+            // or the closing brackets.
+            loop {
+                i = space(chunk, i);
+                match chunk.get(i) {
+                    Some(b',') => {
+                        i += 1;
+                        at = if object { Expect::Key } else { Expect::Value };
+                        break;
+                    }
+                    Some(&b) if (b == b']' || b == b'}') && object == (b == b'}') => {
+                        self.depth -= 1;
+                        i += 1;
+                        if self.depth == 0 {
+                            return Fast::Ended(i);
+                        }
+                        object = self.object();
+                    }
+                    _ => return self.stop(Expect::Next, i),
+                }
+            }
+        }
+    }
+
+    /// The fast loop stops at `i`, where `expect` is `at`.
+    fn stop(&mut self, at: Expect, i: usize) -> Fast {
+        self.expect = at;
+        Fast::Stopped(i)
     }
 
     /// Inside the token begun, from `*i`: whether a value ended with it
