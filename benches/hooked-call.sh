@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # What one hooked shell call costs: wall time of a short command run as a
-# harness runs it under capout (Claude Code's Bash tool through the shell
-# prefix `capout-claude-code`, with the output saved in a private folder),
-# against the same command in a bare `bash -c`.
+# harness runs it under capout, against the same command in a bare
+# `bash -c`: Claude Code's Bash tool through the shell prefix
+# `capout-claude-code` (its script, with the shell's state restored), and
+# Pi's bash tool through its shell `capout-pi/bash` (`-c COMMAND`), each
+# with the output saved in a private folder.
 #
 # Usage: benches/hooked-call.sh [CAPOUT...]
 #
@@ -34,15 +36,19 @@ trap 'rm -rf "$work"' EXIT
 # the shell's state restored, the command, the working directory recorded.
 script="source $work/snapshot 2>/dev/null || true && eval 'echo hi' < /dev/null && pwd -P >| $work/cwd"
 : >"$work/snapshot"
-names=("bash -c")
-commands=("bash -c \"$script\"")
+# Each row: its name, its command, and the row it is compared with.
+names=("bash -c SCRIPT (Claude Code's shape)" "bash -c 'echo hi' (Pi's shape)")
+commands=("bash -c \"$script\"" "bash -c 'echo hi'")
+bases=(0 1)
 i=0
 for exe in "$@"; do
     i=$((i + 1))
-    mkdir -p "$work/$i"
+    mkdir -p "$work/$i/capout-pi"
     ln -s "$(realpath "$exe")" "$work/$i/capout-claude-code"
-    names+=("$exe")
-    commands+=("$work/$i/capout-claude-code \"$script\"")
+    ln -s "$(realpath "$exe")" "$work/$i/capout-pi/bash"
+    names+=("$exe as capout-claude-code SCRIPT" "$exe as capout-pi/bash -c 'echo hi'")
+    commands+=("$work/$i/capout-claude-code \"$script\"" "$work/$i/capout-pi/bash -c 'echo hi'")
+    bases+=(0 1)
 done
 
 for ((round = 0; round < rounds; round++)); do
@@ -52,14 +58,13 @@ for ((round = 0; round < rounds; round++)); do
     done
 done
 
-python3 - "$work" "$rounds" "${names[@]}" <<'PY'
+python3 - "$work" "$rounds" "${bases[*]}" "${names[@]}" <<'PY'
 import json, statistics, sys
-work, rounds, names = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-bare = None
+work, rounds, bases, names = sys.argv[1], int(sys.argv[2]), [int(b) for b in sys.argv[3].split()], sys.argv[4:]
+ms = []
 for i, name in enumerate(names):
     medians = [json.load(open(f"{work}/r{r}-{i}.json"))["results"][0]["median"] for r in range(rounds)]
-    ms = statistics.median(medians) * 1000
-    bare = ms if bare is None else bare
-    extra = "" if i == 0 else f"  (+{ms - bare:.2f} ms over bash -c)"
-    print(f"{ms:6.2f} ms  {name}{extra}")
+    ms.append(statistics.median(medians) * 1000)
+    extra = "" if bases[i] == i else f"  (+{ms[i] - ms[bases[i]]:.2f} ms over bash -c)"
+    print(f"{ms[i]:6.2f} ms  {name}{extra}")
 PY

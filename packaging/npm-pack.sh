@@ -74,7 +74,7 @@ const manifest = {
   license: main.license,
   os: [process.platform],
   cpu: [process.arch],
-  files: ['bin/capout', 'bin/capout-mcp', 'capout.node'],
+  files: ['bin/capout', 'bin/capout-mcp', 'capout.node', 'LICENSE-MIT', 'LICENSE-APACHE'],
 };
 // A binary linked against glibc does not run on musl (Alpine).
 if (process.platform === 'linux') manifest.libc = ['glibc'];

@@ -103,6 +103,7 @@ fn exits_with_the_commands_status() {
 
 #[test]
 fn a_command_killed_by_a_signal_kills_capout_with_the_same_signal() {
+    crate::common::signals_at_their_default();
     for (signal, name) in [(9, "KILL"), (15, "TERM"), (2, "INT"), (13, "PIPE")] {
         let out = capout(&["--", "sh", "-c", &format!("echo kept; kill -{name} $$")]).output().unwrap();
         assert_eq!(String::from_utf8_lossy(&out.stdout), "kept\n", "SIG{name}");
@@ -117,6 +118,7 @@ fn a_command_killed_by_a_signal_kills_capout_with_the_same_signal() {
 
 #[test]
 fn a_signal_that_makes_a_core_file_leaves_none_of_capouts() {
+    crate::common::signals_at_their_default();
     let dir = TempDir::new("core");
     let out = capout(&["--", "sh", "-c", "ulimit -c unlimited; kill -QUIT $$"])
         .current_dir(&dir.0)
@@ -328,6 +330,7 @@ fn in_clean_env(script: &str, dir: &TempDir) -> assert_cmd::Command {
 
 #[test]
 fn a_background_job_left_when_the_command_exits_gets_sighup() {
+    crate::common::signals_at_their_default();
     let dir = TempDir::new("leftover");
     in_clean_env("echo fg; sleep 97 & echo $! > job", &dir).assert().success().stdout("fg\n");
     let job = read_pid(&dir.path("job"));
@@ -336,6 +339,7 @@ fn a_background_job_left_when_the_command_exits_gets_sighup() {
 
 #[test]
 fn a_nohup_job_outlives_the_command() {
+    crate::common::signals_at_their_default();
     let dir = TempDir::new("nohup");
     // Both jobs get SIGHUP at once: once the plain one is gone, the one
     // under nohup has had its own.

@@ -56,3 +56,29 @@ pub fn empty_home() -> &'static PathBuf {
         dir
     })
 }
+
+/// Fails at once, saying why, when the tests themselves were started with
+/// SIGHUP, SIGINT or SIGQUIT ignored (under `nohup`, or as a background
+/// job of a shell without job control): capout and the commands it runs
+/// inherit an ignored signal, as every program does, so a test of what
+/// such a signal does could only fail, and later, with a puzzling message.
+pub fn signals_at_their_default() {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status is read");
+    let ignored = status
+        .lines()
+        .find_map(|line| line.strip_prefix("SigIgn:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .expect("/proc/self/status has SigIgn");
+    let named: Vec<&str> = [(1, "SIGHUP"), (2, "SIGINT"), (3, "SIGQUIT")]
+        .into_iter()
+        .filter(|&(signal, _)| ignored & (1 << (signal - 1)) != 0)
+        .map(|(_, name)| name)
+        .collect();
+    assert!(
+        named.is_empty(),
+        "these tests were started with {} ignored, which capout and its commands inherit: \
+         run them in the foreground, not under nohup or as a background job of a shell \
+         without job control",
+        named.join(", ")
+    );
+}

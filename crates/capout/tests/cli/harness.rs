@@ -316,6 +316,27 @@ fn completions_for_each_shell() {
     assert_eq!(capout().args(["--completions", "tcsh"]).output().unwrap().status.code(), Some(2));
 }
 
+/// The wheel installs completions committed in the tree (its build runs no
+/// step after cargo's), so a new option must reach them:
+/// `packaging/completions.sh` rewrites them.
+#[test]
+fn the_committed_completions_are_what_capout_prints() {
+    let share = concat!(env!("CARGO_MANIFEST_DIR"), "/../../packaging/wheel-data/data/share");
+    for (shell, file) in [
+        ("bash", "bash-completion/completions/capout"),
+        ("zsh", "zsh/site-functions/_capout"),
+        ("fish", "fish/vendor_completions.d/capout.fish"),
+    ] {
+        let out = capout().args(["--completions", shell]).output().unwrap();
+        let committed = std::fs::read(format!("{share}/{file}")).unwrap();
+        assert!(
+            out.stdout == committed,
+            "packaging/wheel-data/data/share/{file} is not what capout --completions {shell} prints: \
+             run packaging/completions.sh and commit the result"
+        );
+    }
+}
+
 #[test]
 fn json_output_is_the_plain_output_whatever_splits_it() {
     // Many lines of multi-byte characters: rings wrap mid-character.

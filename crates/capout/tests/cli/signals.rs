@@ -54,6 +54,7 @@ fn interrupt(args: &[&str], input: &[u8], first: &str, signal: Signal) -> (Strin
 
 #[test]
 fn an_interrupted_filter_shows_what_it_kept_and_dies_of_the_signal() {
+    crate::common::signals_at_their_default();
     for (signal, name) in [(Signal::TERM, "SIGTERM"), (Signal::INT, "SIGINT"), (Signal::HUP, "SIGHUP")] {
         let (rest, died_of) = interrupt(&["-n", "2"], b"1\n2\n3\n4\n5\n", "1\n", signal);
         assert_eq!(

@@ -12,6 +12,8 @@ cl100k\t''"
 complete -c capout -s e -l pattern -d 'With --max-matches: count only lines matching REGEX' -r -f
 complete -c capout -l max-line-chars -d 'Keep W characters of each line, 0 for all [default: 2000 with --head-lines, --tail-lines and --max-matches; off with the char caps]' -r -f
 complete -c capout -l budget-chars -d 'With --head-lines, --tail-lines or --max-matches: keep at most N characters in all, whole lines only' -r -f
+complete -c capout -l json-items -d 'With --head-chars or --head-lines: keep JSON valid, each array and object keeping its first N items, within the cap (--head-lines then counts documents)' -r -f
+complete -c capout -l json-string-chars -d 'With --json-items: keep the first M characters of each string, 0 for all [default: 1000]' -r -f
 complete -c capout -l render-width -d 'With --render: the terminal\'s width in columns, 2 to 10000 [default: 200]' -r -f
 complete -c capout -l render-height -d 'With --render: the terminal\'s height in rows, 1 to 1000 [default: 50]' -r -f
 complete -c capout -l keep -d 'Show the cut lines that match REGEX after the notice' -r -f
@@ -19,11 +21,11 @@ complete -c capout -l keep-max -d 'With --keep: show at most K rescued lines [de
 complete -c capout -l notice -d 'Where notices go [default: stdout]' -r -f -a "stdout\t''
 stderr\t''
 none\t''"
-complete -c capout -l notice-format -d 'Word the notice with TEMPLATE: {shown} {limit} {total} {omitted} {unit} {first} {last} {next_offset} {saved}' -r -f
+complete -c capout -l notice-format -d 'Word the notice with TEMPLATE: {shown} {limit} {total} {omitted} {unit} {first} {last} {next_offset} {saved}; with --json-items {json_items_kept} {json_items} {json_arrays_cut} {json_strings_cut} {json_documents_kept} {json_documents} {json_ended_at}' -r -f
 complete -c capout -l binary -d 'Show input with a NUL byte in its first 8 KiB as it is, or hide it behind one line that says its size [default: show; hide in the profiles read and bash]' -r -f -a "show\t''
 hide\t''"
 complete -c capout -l input -d 'Read FILE instead of stdin' -r -F
-complete -c capout -l profile -d 'Apply the options of profile NAME: read, grep, bash, or a [profile.NAME] of the config file' -r -f
+complete -c capout -l profile -d 'Apply the options of profile NAME: read, grep, bash, tool, or a [profile.NAME] of the config file' -r -f
 complete -c capout -l save -d 'Also write the whole input, uncut, to FILE' -r -F
 complete -c capout -l save-dir -d 'Also write the whole input to a new DIR/capout-XXXXXX.log, removed when nothing was cut' -r -f -a "(__fish_complete_directories)"
 complete -c capout -l progress -d 'Show a live count of what was read on stderr while a cap holds its output back [default: auto]' -r -f -a "auto\t''
@@ -45,6 +47,7 @@ complete -c capout -l collapse-cr -d 'Keep only the text after the last carriage
 complete -c capout -l render -d 'Show what a terminal would show (cursor movement, erasures, redraws applied) and cap its rows'
 complete -c capout -l json -d 'Print one JSON object instead of text'
 complete -c capout -l stop-at-cap -d 'Stop reading once a head cap (--head-lines, --head-chars, --max-matches) is full, as head does: the notice then has no total. Without it every cap reads to the end, to count the total that its notice gives'
+complete -c capout -l ledger -d 'Add a line for this run to the ledger that `capout stats` reads (a hooked call always does, a plain run only with this)'
 complete -c capout -l show-config -d 'Print the options in force, each with where it came from, and exit'
 complete -c capout -l stdout-only -d 'With a command: leave its stderr on capout\'s stderr instead of joining it'
 complete -c capout -l mcp -d 'Serve the tools read, grep and bash over the Model Context Protocol on stdin and stdout'
@@ -57,6 +60,7 @@ complete -c capout -l no-collapse-cr -d 'Turn --collapse-cr off'
 complete -c capout -l no-render -d 'Turn --render off'
 complete -c capout -l no-json -d 'Turn --json off'
 complete -c capout -l no-stop-at-cap -d 'Turn --stop-at-cap off'
+complete -c capout -l no-ledger -d 'Turn --ledger off'
 complete -c capout -l no-stdout-only -d 'Turn --stdout-only off'
 complete -c capout -s h -l help -d 'Print help'
 complete -c capout -s V -l version -d 'Print version'
