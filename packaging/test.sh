@@ -252,9 +252,11 @@ rm -rf "$ai_scratch"
 mkdir -p "$ai_scratch"
 echo '{ "private": true }' >"$ai_scratch/package.json"
 ai_tools() {
+    local tarballs
+    tarballs=$(cd "$dist" && pwd)
     (cd "$ai_scratch" &&
         npm install --loglevel=error --no-audit --no-fund ai@6.0.333 zod@4.6.7 &&
-        npm install --loglevel=error --no-audit --no-fund "$dist/capout-$platform-$version.tgz" "$dist/capout-$version.tgz" &&
+        npm install --loglevel=error --no-audit --no-fund "$tarballs/capout-$platform-$version.tgz" "$tarballs/capout-$version.tgz" &&
         node -e "const t = require('capout/ai-sdk'); for (const f of ['readTool', 'grepTool', 'bashTool']) if (typeof t[f]().execute !== 'function') process.exit(1)")
 }
 check "npm: ai@6 then capout installs, and capout/ai-sdk gives its tools" ai_tools
