@@ -82,3 +82,24 @@ pub fn signals_at_their_default() {
         named.join(", ")
     );
 }
+
+/// Whether the oracle `tool` (tmux, jq) runs here, asked for its version
+/// by the flag `version` (`-V`, `--version`). When it does not,
+/// and `CAPOUT_REQUIRE_ORACLES` is not set, `test` says so in one line and
+/// the caller leaves out the comparison with it; CI sets the variable, so
+/// that there a missing oracle fails instead. The line goes straight to
+/// stderr: libtest hides what `eprintln!` prints in a test that passes.
+pub fn oracle_or_skip(tool: &str, version: &str, test: &str, what: &str) -> bool {
+    let found = std::process::Command::new(tool)
+        .arg(version)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if found || std::env::var_os("CAPOUT_REQUIRE_ORACLES").is_some() {
+        return true;
+    }
+    let line =
+        format!("{test}: {what} skipped: {tool} is not installed (apt-get install {tool}; CI requires it)\n");
+    let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+    false
+}

@@ -21,8 +21,17 @@ fn refused(args: &[&str]) -> String {
     String::from_utf8(out.stderr).expect("UTF-8")
 }
 
-/// Whether `jq` parses all of `json` (a text or JSON Lines).
+/// Whether `jq` parses all of `json` (a text or JSON Lines). Where jq is
+/// not installed and CI does not require it, serde_json parses it
+/// instead, and the tests say once that jq's check was left out.
 fn jq_parses(json: &[u8]) -> bool {
+    static JQ: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if !*JQ.get_or_init(|| crate::common::oracle_or_skip("jq", "--version", "json_items", "the check by jq"))
+    {
+        return serde_json::Deserializer::from_slice(json)
+            .into_iter::<serde::de::IgnoredAny>()
+            .all(|document| document.is_ok());
+    }
     let mut jq = Command::new("jq")
         .args(["-c", "."])
         .stdin(Stdio::piped())

@@ -119,16 +119,10 @@ exec sleep 3600
 static NEXT_SERVER: AtomicUsize = AtomicUsize::new(0);
 
 impl Tmux {
-    /// A server of our own, or `None` when tmux is not installed and
-    /// `CAPOUT_REQUIRE_TMUX` is not set: the test then says so in one line
-    /// and checks nothing. CI sets it, so that there it fails instead.
+    /// A server of our own, or `None` when tmux is not installed and CI
+    /// does not require it (`common::oracle_or_skip`).
     fn new_or_skip(test: &str) -> Option<Self> {
-        let found = Command::new("tmux").arg("-V").output().is_ok_and(|out| out.status.success());
-        if !found && std::env::var_os("CAPOUT_REQUIRE_TMUX").is_none() {
-            eprintln!("{test}: skipped: tmux is not installed (apt-get install tmux; CI requires it)");
-            return None;
-        }
-        Some(Tmux::new())
+        crate::common::oracle_or_skip("tmux", "-V", test, "the comparison with tmux").then(Tmux::new)
     }
 
     fn new() -> Self {
