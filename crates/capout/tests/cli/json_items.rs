@@ -22,7 +22,7 @@ fn refused(args: &[&str]) -> String {
 }
 
 /// Whether `jq` parses all of `json` (a text or JSON Lines). Where jq is
-/// not installed and CI does not require it, serde_json parses it
+/// not installed and CI does not require it, `serde_json` parses it
 /// instead, and the tests say once that jq's check was left out.
 fn jq_parses(json: &[u8]) -> bool {
     static JQ: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
