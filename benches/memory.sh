@@ -49,19 +49,25 @@ else
     capout=$target_dir/release/capout
 fi
 
-results=$(mktemp)
-trap 'rm -f "$results"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# The cells run side by side, CAPOUT_BENCH_JOBS at a time (default: one
+# per CPU): each is its own process with its own input, so what one owns
+# is not moved by another; the tables are printed in order once all are in.
+jobs=${CAPOUT_BENCH_JOBS:-$(nproc)}
+cells=0
 
-# Prints `ANON / TOTAL` of one run on 1 MiB and on SIZE_MIB; with
-# --check, records in $results whether the row keeps its bound.
-cell() { # shape args...
-    local shape=$1 small large
-    shift
+# Writes to FILE `ANON / TOTAL | ANON / TOTAL` of one run on 1 MiB and on
+# SIZE_MIB, and on a second line, with --check, whether the row keeps its
+# bound (pass, or FAIL and why).
+cell() { # file shape args...
+    local file=$1 shape=$2 small large
+    shift 2
     small=$(python3 "$root/benches/rss.py" "$capout" "$shape" $((1 << 20)) -- "$@") || small="? ? 0"
     large=$(python3 "$root/benches/rss.py" "$capout" "$shape" $((size_mib << 20)) -- "$@") || large="? ? 0"
     read -r anon1 total1 _ <<<"$small"
     read -r anon total out <<<"$large"
-    printf '%s / %s | %s / %s' "$anon1" "$total1" "$anon" "$total"
+    printf '%s / %s | %s / %s\n' "$anon1" "$total1" "$anon" "$total" >"$file"
     [[ -n $check ]] || return 0
     local bound=$((1024 + out / 1024)) why=
     if ! [[ $anon =~ ^[0-9]+$ && $anon1 =~ ^[0-9]+$ ]]; then
@@ -72,25 +78,50 @@ cell() { # shape args...
         why="$anon1 KiB on 1 MiB, $anon KiB on $size_mib MiB: grows with the input"
     fi
     if [[ -z $why ]]; then
-        echo pass >>"$results"
+        echo pass >>"$file"
     else
         # shellcheck disable=SC2016 # the backquotes are Markdown
-        printf 'FAIL: `%s` on %s: %s\n' "$*" "$shape" "$why" >>"$results"
+        printf 'FAIL: `%s` on %s: %s\n' "$*" "$shape" "$why" >>"$file"
     fi
 }
 
+# Starts a cell in the background once fewer than $jobs run; its figures
+# go to $work/N, N counting the cells in the order the tables show them.
+start_cell() { # shape args...
+    while (($(jobs -rp | wc -l) >= jobs)); do
+        wait -n || true
+    done
+    cells=$((cells + 1))
+    cell "$work/$cells" "$@" &
+}
+
 # Reads rows of options; a row marked "# not bounded" is skipped by --check.
-table() { # first-shape second-shape
-    local row options
+# Starts the row's two cells and adds the row to $work/NAME.
+table() { # name first-shape second-shape
+    local name=$1 row options
+    shift
     while IFS= read -r row; do
         options=${row%%#*}
         options=${options%"${options##*[! ]}"}
         if [[ -n $check && $row == *'# not bounded'* ]]; then
             continue
         fi
-        # shellcheck disable=SC2086,SC2016 # the options are words; the backquotes are Markdown
-        printf '| `%s` | %s | %s |\n' "$options" "$(cell "$1" $options)" "$(cell "$2" $options)"
+        # shellcheck disable=SC2086 # the options are words
+        start_cell "$1" $options
+        # shellcheck disable=SC2086
+        start_cell "$2" $options
+        printf '%s\t%s\t%s\n' "$((cells - 1))" "$cells" "$options" >>"$work/$name"
     done
+}
+
+# Prints the rows of table NAME, once every cell has its figures.
+show() { # name
+    wait
+    local first second options
+    while IFS=$'\t' read -r first second options; do
+        # shellcheck disable=SC2016 # the backquotes are Markdown
+        printf '| `%s` | %s | %s |\n' "$options" "$(head -n 1 "$work/$first")" "$(head -n 1 "$work/$second")"
+    done <"$work/$1"
 }
 
 header() { # first-shape second-shape
@@ -98,10 +129,7 @@ header() { # first-shape second-shape
         "$1" "$1" "$size_mib" "$2" "$2" "$size_mib"
 }
 
-echo "KiB, anonymous RSS / peak total RSS"
-echo
-header lines one_line
-table lines one_line <<'OPTIONS'
+table first lines one_line <<'OPTIONS'
 -c 5000
 -n 500
 -m 50
@@ -128,9 +156,7 @@ table lines one_line <<'OPTIONS'
 --tail-lines 500 --max-line-chars 0   # not bounded: whole lines, as asked
 OPTIONS
 
-echo
-header empty_lines short_lines
-table empty_lines short_lines <<'OPTIONS'
+table second empty_lines short_lines <<'OPTIONS'
 -c 5000 --keep ^
 -c 5000 --keep ^ --keep-max 1000
 --tail-lines 500 --keep x
@@ -140,11 +166,20 @@ table empty_lines short_lines <<'OPTIONS'
 -c 1000000   # not bounded: the million characters asked for
 OPTIONS
 
+echo "KiB, anonymous RSS / peak total RSS"
+echo
+header lines one_line
+show first
+echo
+header empty_lines short_lines
+show second
+
 if [[ -n $check ]]; then
-    passed=$(grep -c '^pass$' "$results" || true)
-    failed=$(grep -c '^FAIL' "$results" || true)
+    verdicts=$(for n in $(seq 1 "$cells"); do sed -n 2p "$work/$n"; done)
+    passed=$(grep -c '^pass$' <<<"$verdicts" || true)
+    failed=$(grep -c '^FAIL' <<<"$verdicts" || true)
     echo
-    grep '^FAIL' "$results" || true
+    grep '^FAIL' <<<"$verdicts" || true
     echo "$passed passed, $failed failed"
     ((failed == 0 && passed > 0))
 fi
