@@ -8,6 +8,7 @@
 # registries into target/packaging/tools (ziglang, which links for glibc
 # 2.17, and uv); maturin comes through pip's build isolation. Everything
 # it makes is under target/packaging. It fails if anything is missing.
+# With --install, it installs those tools and stops there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 began=$SECONDS
@@ -19,6 +20,17 @@ tools=$work/tools
 for tool in python3 node npm cargo file man; do
     command -v "$tool" >/dev/null || { echo "packaging/test.sh: $tool is not installed" >&2; exit 1; }
 done
+
+echo "== tools: $tools"
+[[ -x $tools/bin/python3 ]] || python3 -m venv "$tools"
+"$tools/bin/pip" install --quiet --disable-pip-version-check 'ziglang==0.17.1' 'uv==0.13.9'
+# zig itself on PATH: `python3 -m ziglang` does not import inside pip's
+# isolated build of the tools' own pip.
+mkdir -p "$tools/zig"
+ln -sf "$("$tools/bin/python3" -c 'import os, ziglang; print(os.path.dirname(ziglang.__file__))')/zig" "$tools/zig/zig"
+
+# --install: the tools alone, from the registry.
+[[ "${1:-}" != --install ]] || exit 0
 
 passed=0
 failed=0
@@ -92,14 +104,6 @@ while read -r name v; do
 done <<<"$npm_versions"
 grep -q "^\.TH CAPOUT 1 \"[^\"]*\" \"capout $version\"" man/capout.1 &&
     pass "man/capout.1 names capout $version" || fail "man/capout.1 does not name capout $version in .TH"
-
-echo "== tools: $tools"
-[[ -x $tools/bin/python3 ]] || python3 -m venv "$tools"
-"$tools/bin/pip" install --quiet --disable-pip-version-check 'ziglang==0.17.1' 'uv==0.13.9'
-# zig itself on PATH: `python3 -m ziglang` does not import inside pip's
-# isolated build of the tools' own pip.
-mkdir -p "$tools/zig"
-ln -sf "$("$tools/bin/python3" -c 'import os, ziglang; print(os.path.dirname(ziglang.__file__))')/zig" "$tools/zig/zig"
 
 echo "== cargo install --path crates/capout (the default features)"
 start=$SECONDS

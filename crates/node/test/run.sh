@@ -4,7 +4,8 @@
 # dependencies of crates/node/package-lock.json into crates/node/node_modules from
 # the npm registry (again only when the lock file changed), lays the
 # `capout` package and its platform package beside them, as an install
-# lays them (for the tests and the examples), and runs the tests.
+# lays them (for the tests and the examples), and runs the tests. With
+# --install, it installs what it takes from the registry and stops there.
 set -euo pipefail
 # The AI SDK of the second run, ai 6 (the first has package-lock.json's
 # ai 7), and the zod both take.
@@ -18,13 +19,29 @@ root=$(cd ../.. && pwd)
 for tool in node npm cargo; do
     command -v "$tool" >/dev/null || { echo "crates/node/test/run.sh: $tool is not installed" >&2; exit 1; }
 done
-(cd "$root" && cargo build -p capout-node -p capout)
 
 stamp=node_modules/.capout-lock
 if ! cmp -s package-lock.json "$stamp"; then
     npm ci --no-audit --no-fund --silent
     cp package-lock.json "$stamp"
 fi
+# capout/ai-sdk is also tested with the AI SDK that Node.js 20 gets, ai 6
+# (ai 7 needs Node.js 22): the same tests, in a tree of their own under
+# target/ where `ai` resolves to version 6.
+ai6=$root/target/node-ai6
+if [[ $(cat "$ai6/.capout-ai" 2>/dev/null) != "$AI6" ]]; then
+    rm -rf "$ai6"
+    mkdir -p "$ai6"
+    echo '{ "private": true }' >"$ai6/package.json"
+    (cd "$ai6" && npm install --no-audit --no-fund --silent "ai@$AI6" "zod@$ZOD") || {
+        echo "crates/node/test/run.sh: cannot install ai@$AI6 from npm" >&2
+        exit 1
+    }
+    echo "$AI6" >"$ai6/.capout-ai"
+fi
+[[ "${1:-}" != --install ]] || exit 0
+
+(cd "$root" && cargo build -p capout-node -p capout)
 
 # The package from its source, and the platform package with the module
 # built just now, as capout's index.js finds them.
@@ -50,20 +67,7 @@ trap 'rm -rf "$XDG_STATE_HOME"' EXIT
 status=0
 node --test --test-reporter=spec "$test"/*.test.mjs || status=1
 
-# capout/ai-sdk with the AI SDK that Node.js 20 gets, ai 6 (ai 7 needs
-# Node.js 22): the same tests, in a tree of their own under target/ where
-# `ai` resolves to version 6.
-ai6=$root/target/node-ai6
-if [[ $(cat "$ai6/.capout-ai" 2>/dev/null) != "$AI6" ]]; then
-    rm -rf "$ai6"
-    mkdir -p "$ai6"
-    echo '{ "private": true }' >"$ai6/package.json"
-    (cd "$ai6" && npm install --no-audit --no-fund --silent "ai@$AI6" "zod@$ZOD") || {
-        echo "crates/node/test/run.sh: cannot install ai@$AI6 from npm" >&2
-        exit 1
-    }
-    echo "$AI6" >"$ai6/.capout-ai"
-fi
+# capout/ai-sdk with ai 6, in its tree (above).
 rm -rf "$ai6/node_modules/capout" "$ai6/node_modules/capout-$platform" "$ai6/test"
 cp -r node_modules/capout "$ai6/node_modules/capout"
 cp -r "node_modules/capout-$platform" "$ai6/node_modules/capout-$platform"

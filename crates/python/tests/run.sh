@@ -3,7 +3,8 @@
 # binary that the tests take as their oracle, lays the package out under
 # target/python/pkg, and runs pytest in a virtual environment under
 # target/python/venv, made (and brought to the pinned versions) on the
-# first run. Prints pytest's summary; fails when no test ran.
+# first run. Prints pytest's summary; fails when no test ran. With
+# --install, it makes the virtual environment and stops there.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 
@@ -14,13 +15,15 @@ pkg=$work/pkg
 # OpenAI Agents SDK for the docs' example of it (.ci/doc-blocks.py).
 requirements=('pytest==9.2.0' 'pydantic-ai-slim==2.68.0' 'openai-agents==0.24.0')
 
-cargo build --quiet -p capout-python -p capout --bins --lib
 [[ -x $venv/bin/python3 ]] || python3 -m venv "$venv"
 stamp=$venv/.capout-requirements
 if [[ ! -f $stamp || $(cat "$stamp") != "${requirements[*]}" ]]; then
     "$venv/bin/pip" install --quiet --disable-pip-version-check "${requirements[@]}"
     printf '%s' "${requirements[*]}" >"$stamp"
 fi
+[[ "${1:-}" != --install ]] || exit 0
+
+cargo build --quiet -p capout-python -p capout --bins --lib
 
 rm -rf "$pkg"
 mkdir -p "$pkg"

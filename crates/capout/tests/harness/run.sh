@@ -8,6 +8,7 @@
 #
 #   bash crates/capout/tests/harness/run.sh
 #   CAPOUT_HARNESS=codex bash crates/capout/tests/harness/run.sh   (one harness)
+#   bash crates/capout/tests/harness/run.sh --install   (the harnesses alone)
 set -euo pipefail
 cd "$(dirname "$0")/../../../.."
 
@@ -40,6 +41,7 @@ if ((missing)); then
     }
 fi
 command -v pgrep >/dev/null || (apt-get update && apt-get install -y procps)
+[[ "${1:-}" != --install ]] || exit 0
 cargo build --quiet --bins
 # The calls capout bounded in the suite go to one ledger of its own, and
 # `capout stats` says at the end what bounding kept out of the models.

@@ -9,6 +9,8 @@
 #                                                raw stdin's, of --mcp, then of --mcp-wrap)
 #   bash crates/capout/tests/mcp/run.sh --bench  latency per call, the server's memory;
 #                                                the proxy's overhead and peak memory
+#   bash crates/capout/tests/mcp/run.sh --install  what the tests need from the
+#                                                registries, and nothing else
 #
 # --mcp-wrap is also tested around the reference servers of the npm
 # registry, installed into target/mcp-npm at the versions pinned here (once,
@@ -60,6 +62,7 @@ if ((missing)); then
         exit 1
     }
 fi
+[[ "${1:-}" != --install ]] || exit 0
 
 if [[ "${1:-}" == --bench ]]; then
     # The server as it ships: in the profile release-unwind (Cargo.toml).
