@@ -26,7 +26,6 @@ use super::price;
 use super::tables::{
     CLASS, DIGIT, LEADS, LOWER, MULTI, NEWLINE, NO_LETTER, PUNCT, Prefix, RARE_BYTES, SPACE, UPPER, rare_pair,
 };
-use wide::u8x16;
 
 /// What leads a word read in a lane (this one, and the CJK lane), and
 /// what the word costs at least.
@@ -133,8 +132,8 @@ pub(super) trait Classify: Copy {
     fn block(self, bytes: &[u8; BLOCK]) -> Block;
 }
 
-/// With SSE2 (or the widest vectors of other targets) through `wide`, and
-/// the rare pairs by table lookups.
+/// Where the CPU has no AVX2 (or is not x86-64): eight bytes at a time in
+/// a `u64`, and the rare pairs by table lookups.
 #[derive(Clone, Copy)]
 pub(super) struct Portable;
 
@@ -180,27 +179,71 @@ pub(super) struct Block {
     pub(super) rare: u64,
 }
 
+/// A one in each byte of a word.
+const ONES: u64 = 0x0101_0101_0101_0101;
+/// The high bit of each byte of a word.
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The high bits of the bytes of `w` that are in `lo..=hi`, for `w` of
+/// ASCII bytes (each below 0x80) and `lo..=hi` within ASCII: a byte plus
+/// `0x80 - lo` reaches 0x80 when it is `lo` or more, plus `0x7F - hi`
+/// when it is more than `hi`, and neither sum carries into the next byte.
+#[inline]
+fn within(w: u64, lo: u8, hi: u8) -> u64 {
+    let at_least = w + ONES * u64::from(0x80 - lo);
+    let above = w + ONES * u64::from(0x7F - hi);
+    at_least & !above & HIGHS
+}
+
+/// The high bits of the bytes of `w` (ASCII, as for [`within`]) that are
+/// `byte`: a byte of `w ^ byte` is 0 just there, and only 0 plus 0x7F
+/// stays below 0x80.
+#[inline]
+fn is(w: u64, byte: u8) -> u64 {
+    let x = w ^ (ONES * u64::from(byte));
+    !(x + !HIGHS) & HIGHS
+}
+
+/// The high bits of the 8 bytes of `m` as 8 bits, byte `j` in bit `j`:
+/// the product moves bit `8j + 7` to bit `56 + j`, and no two of its
+/// terms meet.
+#[inline]
+fn gather(m: u64) -> u64 {
+    (m & HIGHS).wrapping_mul(0x0002_0408_1020_4081) >> 56
+}
+
 impl Block {
+    /// The classes of a block, eight bytes at a time in a `u64` (where
+    /// there is no vector unit the lanes of [`super::simd`] can use).
     #[inline]
     pub(super) fn new(bytes: &[u8; BLOCK]) -> Block {
         let mut m = [0u64; 9];
-        for k in 0..BLOCK / 16 {
-            let mut lanes = [0; 16];
-            lanes.copy_from_slice(&bytes[16 * k..16 * k + 16]);
-            let x = u8x16::new(lanes);
-            let within = |lo: u8, hi: u8| {
-                let d = x - u8x16::splat(lo);
-                d.min(u8x16::splat(hi - lo)).cmp_eq(d)
-            };
-            let is = |c: u8| x.cmp_eq(u8x16::splat(c));
-            let lower = within(b'a', b'z');
-            let upper = within(b'A', b'Z');
-            let digit = within(b'0', b'9');
-            let space = is(b' ') | is(b'\t') | within(0x0B, 0x0C);
-            // `x` for its high bits: the bytes that are not ASCII.
-            let classes = [lower, upper, digit, space, is(b'\n'), is(b'\r'), x, is(b' '), is(0x1B)];
+        for (k, word) in bytes.chunks_exact(8).enumerate() {
+            let w = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+            let high = w & HIGHS;
+            // Each test sees a byte that is not ASCII as its low 7 bits:
+            // such bytes are in `high` alone, and taken out of the others.
+            let a = w & !HIGHS;
+            let ascii = |v: u64| v & !high;
+            // A letter as a small letter (`| 0x20` makes no letter of any
+            // other byte), and its case in bit 5, moved to bit 7.
+            let letter = ascii(within(a | (ONES * 0x20), b'a', b'z'));
+            let small = a << 2;
+            let plain = ascii(is(a, b' '));
+            let space = plain | ascii(is(a, b'\t') | within(a, 0x0B, 0x0C));
+            let classes = [
+                letter & small,
+                letter & !small,
+                ascii(within(a, b'0', b'9')),
+                space,
+                ascii(is(a, b'\n')),
+                ascii(is(a, b'\r')),
+                high,
+                plain,
+                ascii(is(a, 0x1B)),
+            ];
             for (mask, v) in m.iter_mut().zip(classes) {
-                *mask |= u64::from(v.move_mask().cast_unsigned() & 0xFFFF) << (16 * k);
+                *mask |= gather(v) << (8 * k);
             }
         }
         let [lower, upper, digit, space, lf, cr, high, plain, esc] = m;
@@ -683,4 +726,47 @@ fn punct_piece(bytes: &[u8], start: usize, at: usize, committed: &mut u64) -> Op
     let cost = punct_run_cost(&bytes[at..at + k], word) + run_after_punct(newlines as u64, 0);
     *committed += floor(cost, (end - start) as u64);
     Some(end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BLOCK, Block, gather};
+
+    /// Every byte at every place of a block, among letters: the classes
+    /// of the eight-bytes-at-a-time lane, as each byte's own tells them.
+    #[test]
+    fn each_byte_is_of_its_class_at_every_place() {
+        for b in 0..=255u8 {
+            for at in 0..BLOCK {
+                let mut block = [b'x'; BLOCK];
+                block[at] = b;
+                let m = Block::new(&block);
+                let bit = |mask: u64| mask >> at & 1 == 1;
+                let (lower, upper, digit) =
+                    (b.is_ascii_lowercase(), b.is_ascii_uppercase(), b.is_ascii_digit());
+                let space = matches!(b, b' ' | b'\t' | 0x0B | 0x0C);
+                let newline = matches!(b, b'\n' | b'\r');
+                let high = b >= 0x80;
+                let want = [lower, upper, digit, space, newline, b == b' ', high, b == 0x1B, b == b'\r'];
+                let got =
+                    [m.lower, m.upper, m.digit, m.space, m.newline, m.plain, m.high, m.esc, m.cr].map(bit);
+                assert_eq!(got, want, "{b:#04x} at {at}");
+                assert_eq!(
+                    bit(m.punct),
+                    !(lower || upper || digit || space || newline || high),
+                    "{b:#04x} at {at}"
+                );
+                // The letters around it are letters.
+                assert_eq!(m.lower | 1 << at, u64::MAX, "{b:#04x} at {at}");
+            }
+        }
+    }
+
+    #[test]
+    fn gather_takes_the_high_bit_of_each_byte() {
+        for bits in 0..=255u64 {
+            let spread = (0..8).filter(|j| bits >> j & 1 == 1).fold(0u64, |m, j| m | 0xC3 << (8 * j));
+            assert_eq!(gather(spread), bits);
+        }
+    }
 }
