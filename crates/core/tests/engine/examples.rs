@@ -1,16 +1,28 @@
 //! The examples under `examples/` build and do what their docs say.
 
+use std::path::PathBuf;
 use std::process::Command;
 
-/// Runs `cargo run --example NAME -- ARGS` and returns its stdout and
-/// stderr.
+/// Builds example NAME and runs it with ARGS, returning its stdout and
+/// stderr. Built with `--workspace`, so that its dependencies are those
+/// `cargo test` has just built (and with them the example itself, which
+/// `cargo test` builds too): a build of this package alone resolves other
+/// features of them and compiled them all again, for a minute and a half.
 fn example(name: &str, args: &[&str]) -> (String, String) {
-    let out = Command::new(env!("CARGO"))
-        .args(["run", "--quiet", "--example", name, "--"])
-        .args(args)
+    let built = Command::new(env!("CARGO"))
+        .args(["build", "--quiet", "--workspace", "--example", name])
+        // The profile this test was built in (`cargo test --release`).
+        .args(if cfg!(debug_assertions) { &[][..] } else { &["--release"] })
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("cargo runs");
+    assert!(built.status.success(), "{name}: {}", String::from_utf8_lossy(&built.stderr));
+    // target/debug/deps/engine-HASH: the examples are in target/debug/examples.
+    let exe = std::env::current_exe().expect("the test's path");
+    let dir = exe.parent().and_then(|deps| deps.parent()).map(|profile| profile.join("examples"));
+    let example: PathBuf = dir.expect("the test runs in target/PROFILE/deps").join(name);
+    let out =
+        Command::new(&example).args(args).output().unwrap_or_else(|e| panic!("{}: {e}", example.display()));
     assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
     (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
 }
