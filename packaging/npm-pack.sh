@@ -20,7 +20,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [[ $# == 0 ]]; then
-    cargo build --release --locked --bin capout
+    # -p capout: the build the README's set-up made, reused (the whole
+    # workspace would resolve other features of the dependencies).
+    cargo build --release --locked -p capout --bin capout
     cargo build --profile release-unwind --locked -p capout --bin capout-mcp
     cargo build --profile release-unwind --locked -p capout-node
     target_dir=$(cargo metadata --format-version 1 --no-deps | sed -n 's/.*"target_directory":"\([^"]*\)".*/\1/p')

@@ -86,11 +86,13 @@ man_finds() {
 }
 # serves_mcp COMMAND...: COMMAND --mcp answers an MCP initialize request
 # as capout's server.
-serves_mcp() {
+# serves COMMAND...: COMMAND --root DIR answers an MCP initialize as capout.
+serves() {
     local init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"check","version":"1"}}}'
-    printf '%s\n' "$init" | timeout 20 "$@" --mcp --root "$work" 2>"$work/err" |
+    printf '%s\n' "$init" | timeout 20 "$@" --root "$work" 2>"$work/err" |
         grep -q '"serverInfo":{"name":"capout","version":"'"$version"'"}'
 }
+serves_mcp() { serves "$@" --mcp; }
 
 version=$(packaging/version.sh)
 arch=$(uname -m)
@@ -257,6 +259,7 @@ global=$work/npm-global
 rm -rf "$global"
 npm install -g --prefix "$global" --offline --silent --no-audit --no-fund "$scratch/capout-$platform-"*.tgz "$scratch"/capout-[0-9]*.tgz
 check "npm -g: capout runs" test "$("$global/bin/capout" --version)" = "capout $version"
+check "npm -g: capout-mcp is on PATH beside it and serves MCP" serves "$global/bin/capout-mcp"
 check "npm -g: man capout opens the installed page" man_finds "$global/bin" "$global/share/man/man1/capout.1"
 check "npm -g: the page is man/capout.1" same_file "$global/share/man/man1/capout.1" man/capout.1
 check "npx capout --version" test "$(cd "$scratch" && npx --offline capout --version)" = "capout $version"
@@ -278,6 +281,7 @@ check "npm: ai@6 then capout installs, and capout/ai-sdk gives its tools" ai_too
 run_case "npm launcher: capout -c 10" 0 "$tail10" "$launcher" -c 10
 run_case "npm launcher: capout --tail-tokens 2 --tokenizer o200k" 0 "$tok2" "$launcher" --tail-tokens 2 --tokenizer o200k
 check "npm launcher: capout --mcp" serves_mcp "$launcher"
+check "npm launcher: capout-mcp serves MCP" serves "$scratch/node_modules/.bin/capout-mcp"
 run_case "npx: capout -c 10" 0 "$tail10" sh -c "cd $scratch && exec npx --offline capout -c 10"
 run_case "npm launcher: capout -- sh -c 'exit 3'" 3 "" "$launcher" --notice none -- sh -c 'exit 3'
 run_case "npx: capout -- sh -c 'exit 3'" 3 "" sh -c "cd $scratch && exec npx --offline capout --notice none -- sh -c 'exit 3'"
@@ -355,6 +359,9 @@ check "require('capout') without its platform package says so" \
 err=$(node npm/capout/bin/capout.js --version 2>&1 >/dev/null) && status=0 || status=$?
 check "the launcher without its platform package says so, status 1" \
     test "$status:$err" = "1:capout: no binary for $platform: the package capout-$platform is not installed (install it beside capout, or install capout with cargo)"
+err=$(node npm/capout/bin/capout-mcp.js --version 2>&1 >/dev/null) && status=0 || status=$?
+check "the capout-mcp launcher without its platform package says so, status 1" \
+    test "$status:$err" = "1:capout-mcp: no binary for $platform: the package capout-$platform is not installed (install it beside capout, or install capout with cargo)"
 
 echo "== sizes (the install guide quotes them)$quick"
 printf '%9d bytes  %s (cargo install, unstripped)\n' "$(stat -c %s "$work/cargo/bin/capout")" capout

@@ -34,6 +34,20 @@ fn capout_mcp_has_help_and_a_version_and_starts_no_server_for_them() {
         let help = String::from_utf8(out.stdout).unwrap();
         assert!(help.starts_with("capout-mcp: the MCP server of capout, and its proxy\n\nUsage: "), "{help}");
         assert!(help.contains("capout-mcp --wrap [--profile NAME] -- COMMAND [ARG]..."), "{help}");
+        // Every option, and their texts in one column, as clap lays out capout's.
+        let options: Vec<&str> =
+            help.split("\nOptions:\n").nth(1).unwrap().lines().take_while(|l| !l.is_empty()).collect();
+        let names: Vec<&str> = options.iter().map(|l| l.trim_start().split("  ").next().unwrap()).collect();
+        assert_eq!(
+            names,
+            ["--root DIR", "--wrap", "--profile NAME", "-h, --help", "-V, --version"],
+            "{help}"
+        );
+        let column = |l: &str| {
+            let text = l.trim_start().split_once("  ").unwrap().1.trim_start();
+            l.len() - text.len()
+        };
+        assert!(options.iter().all(|l| column(l) == column(options[0])), "{help}");
     }
     for flag in ["--version", "-V"] {
         server().arg(flag).assert().success().stdout(format!("capout-mcp {}\n", env!("CARGO_PKG_VERSION")));

@@ -43,9 +43,11 @@ and passes every message through, but bounds each tool's result by the
 profile tool (or NAME, or what the config file's [tools] table says).
 
 Options:
-  --root DIR  The folder the tools may reach (paths never leave it)
-  -h, --help     Print this help
-  -V, --version  Print the version
+      --root DIR      The folder the tools may reach (paths never leave it)
+      --wrap          Start COMMAND as an MCP server and bound its tools' results
+      --profile NAME  With --wrap: the profile that bounds them (default: tool)
+  -h, --help          Print this help
+  -V, --version       Print the version
 
 See capout --man (the sections HARNESSES and BOUNDING ANOTHER MCP SERVER).
 ";
