@@ -379,6 +379,15 @@ def timeout_shows_the_output_so_far(plain, wrapped, allow):
 def main():
     # CAPOUT_HARNESS=NAME runs one harness's cases alone; all by default.
     only = os.environ.get("CAPOUT_HARNESS", "")
+    # How long each group of cases took, printed at the end.
+    took = []
+    began = [time.monotonic()]
+
+    def lap(group):
+        now = time.monotonic()
+        took.append((group, now - began[0]))
+        began[0] = now
+
     # (claude-code-tools, gemini-tools, codex-tools, opencode-tools: the
     # cases of a third-party MCP tool alone.)
     if only in ("", "claude-code"):
@@ -386,39 +395,53 @@ def main():
             check("claude-code is installed", False, CLAUDE)
         else:
             claude_cases()
+            lap("claude-code")
     if only in ("", "claude-code", "claude-code-tools") and os.access(CLAUDE, os.X_OK):
         import tools
         tools.claude_cases(sys.modules[__name__])
+        lap("claude-code-tools")
     if only in ("", "gemini"):
         import gemini
         gemini.main(sys.modules[__name__])
+        lap("gemini")
     if only in ("", "gemini", "gemini-tools"):
         import tools
         tools.gemini_cases(sys.modules[__name__])
+        lap("gemini-tools")
     if only in ("", "codex"):
         import codex
         codex.cases(sys.modules[__name__])
+        lap("codex")
     if only in ("", "codex", "codex-tools"):
         import tools
         tools.codex_cases(sys.modules[__name__])
+        lap("codex-tools")
     if only in ("", "opencode"):
         import opencode
         opencode.run_cases(sys.modules[__name__])
+        lap("opencode")
     if only in ("", "opencode", "opencode-tools"):
         import tools
         tools.opencode_cases(sys.modules[__name__])
+        lap("opencode-tools")
     if only in ("", "pi"):
         import pi
         pi.cases(sys.modules[__name__])
+        lap("pi")
     if only in ("", "copilot"):
         import copilot
         copilot.cases(sys.modules[__name__])
+        lap("copilot")
     if only in ("", "droid"):
         import droid
         droid.cases(sys.modules[__name__])
+        lap("droid")
     if only in ("", "qwen-code"):
         import qwen_code
         qwen_code.cases(sys.modules[__name__])
+        lap("qwen-code")
+    for group, seconds in took:
+        print(f"{seconds:6.0f} s  {group}")
     print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
     sys.exit(1 if RESULTS["failed"] else 0)
 
