@@ -381,12 +381,13 @@ def main():
     only = os.environ.get("CAPOUT_HARNESS", "")
     # How long each group of cases took, printed at the end.
     took = []
-    began = [time.monotonic()]
+    began = time.monotonic()
 
     def lap(group):
+        nonlocal began
         now = time.monotonic()
-        took.append((group, now - began[0]))
-        began[0] = now
+        took.append((group, now - began))
+        began = now
 
     # (claude-code-tools, gemini-tools, codex-tools, opencode-tools: the
     # cases of a third-party MCP tool alone.)

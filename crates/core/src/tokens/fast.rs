@@ -218,8 +218,8 @@ impl Block {
     #[inline]
     pub(super) fn new(bytes: &[u8; BLOCK]) -> Block {
         let mut m = [0u64; 9];
-        for (k, word) in bytes.chunks_exact(8).enumerate() {
-            let w = u64::from_le_bytes(word.try_into().unwrap_or([0; 8]));
+        for (k, word) in bytes.as_chunks::<8>().0.iter().enumerate() {
+            let w = u64::from_le_bytes(*word);
             let high = w & HIGHS;
             // Each test sees a byte that is not ASCII as its low 7 bits:
             // such bytes are in `high` alone, and taken out of the others.
